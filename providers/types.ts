@@ -1,0 +1,63 @@
+// The one chat contract every LLM adapter implements. The agent depends on
+// these types only; each adapter converts them to and from its own wire format.
+
+/** A tool call as the model asked for it (OpenAI function-call shape). */
+export interface ToolCall {
+  readonly id: string;
+  readonly type: 'function';
+  readonly function: {
+    readonly name: string;
+    /** The arguments as the model wrote them: a JSON object text. */
+    readonly arguments: string;
+  };
+}
+
+export type ChatRole = 'system' | 'user' | 'assistant' | 'tool';
+
+export interface ChatMessage {
+  readonly role: ChatRole;
+  readonly content: string;
+  /** Present on assistant messages that call tools. */
+  readonly tool_calls?: readonly ToolCall[];
+  /** Present on tool messages: the id of the call this result answers. */
+  readonly tool_call_id?: string;
+  /** Present on tool messages: the name of the tool that produced it. */
+  readonly name?: string;
+}
+
+/** A JSON Schema object describing a tool's parameters. */
+export type JsonSchema = { readonly [key: string]: unknown };
+
+/** A tool as offered to the model (OpenAI function format). */
+export interface ToolSchema {
+  readonly type: 'function';
+  readonly function: {
+    readonly name: string;
+    readonly description: string;
+    readonly parameters: JsonSchema;
+  };
+}
+
+/** Token counts, when the API reports them. */
+export interface Usage {
+  readonly inputTokens: number;
+  readonly outputTokens: number;
+}
+
+export interface ChatResult {
+  /** Always role 'assistant'. */
+  readonly message: ChatMessage;
+  readonly usage?: Usage;
+}
+
+export interface Provider {
+  /** Which adapter this is: 'anthropic', 'openai' or 'ollama'. */
+  readonly kind: ProviderKind;
+  readonly model: string;
+  chat(
+    messages: readonly ChatMessage[],
+    tools: readonly ToolSchema[],
+  ): Promise<ChatResult>;
+}
+
+export type ProviderKind = 'anthropic' | 'openai' | 'ollama';

@@ -1,0 +1,61 @@
+// The public surface of the local daemon: an in-process model of an Endo
+// daemon (host, guests, pet stores, mail, caplets) that is faithful to
+// ../shared/spec/endo-guest-api.md. Tests build on it, and `npm start` runs
+// fae on it. Everything a caplet receives crosses a real CapTP loopback, so
+// only E() works on it, exactly as in a daemon worker.
+
+/** A remote reference: only E() works on it. */
+export type Presence = object;
+
+/** What a caplet module exports. */
+export type MakeCaplet = (
+  powers: Promise<Presence>,
+  context: Presence,
+  options: { readonly env: Readonly<Record<string, string>> },
+) => unknown;
+
+export interface MakeCapletOptions {
+  /** Host-side name of the powers (default 'NONE'), as for makeUnconfined. */
+  readonly powersName?: string;
+  /** Host-side name (or path) to bind the caplet's value to. */
+  readonly resultName?: string | readonly string[];
+  readonly env?: Readonly<Record<string, string>>;
+  /** Worker name; default 'MAIN'. */
+  readonly workerName?: string;
+}
+
+/** Counts of daemon method calls, by method name ("send", "lookup", ...). */
+export type CallCounts = Readonly<Record<string, number>>;
+
+export interface LocalDaemonOptions {
+  /** Added to every guest/host/directory/iterator method call, in ms. */
+  readonly latencyMs?: number;
+}
+
+export interface LocalDaemon {
+  /**
+   * The root host's powers (an EndoHost) as a far presence, as
+   * `endo run --powers AGENT` hands them to a setup script's main().
+   */
+  readonly host: Promise<Presence>;
+  /**
+   * Runs an in-process make function as a caplet, like
+   * host.makeUnconfined but without a module specifier; it goes through the
+   * same formula machinery, so restart() runs it again. Resolves to the
+   * caplet's value as the host would see it (a presence).
+   */
+  makeCaplet(make: MakeCaplet, options?: MakeCapletOptions): Promise<Presence>;
+  /**
+   * Simulates `endo restart`: every live caplet's context is cancelled and
+   * its follow iterators die; the pet stores and mailboxes stay; then
+   * every caplet formula that is still reachable is incarnated again (a
+   * fresh make() call with the same powers, env and result name).
+   */
+  restart(): Promise<void>;
+  /** Cancels every caplet (as a daemon stop does) and ends all iterators. */
+  stop(): Promise<void>;
+  /** Method call counters, for benchmarks and round-trip assertions. */
+  callCounts(): CallCounts;
+  resetCallCounts(): void;
+  setLatency(ms: number): void;
+}
