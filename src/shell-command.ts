@@ -1,0 +1,138 @@
+// Runs one shell command for the runCommand tool, within bounds the model
+// cannot lift: a timeout after which the whole process group is killed
+// (a shell's children included), stdin closed so nothing waits for input,
+// and output kept to a fixed number of characters however much is printed.
+import { spawn } from 'node:child_process';
+import process from 'node:process';
+import { StringDecoder } from 'node:string_decoder';
+
+export interface ShellCommandOptions {
+  readonly command: string;
+  readonly cwd: string;
+  readonly timeoutMs: number;
+  /** Characters kept from stdout and stderr together. */
+  readonly outputCap: number;
+}
+
+export interface CapturedOutput {
+  /** The text kept (head and tail when it was longer than its share). */
+  readonly text: string;
+  /** How many characters the command printed in all. */
+  readonly total: number;
+}
+
+export interface ShellCommandResult {
+  readonly exitCode: number | null;
+  readonly signal: string | null;
+  readonly timedOut: boolean;
+  readonly stdout: CapturedOutput;
+  readonly stderr: CapturedOutput;
+}
+
+// After the shell exits, a background child may still hold our pipes open;
+// we wait this long for them to close, then end the group.
+const PIPE_GRACE_MS = 1_000;
+// Of a stream's share of the output, this part comes from its end: the end
+// of a build or test run is usually where the verdict is.
+const TAIL_FRACTION = 0.2;
+
+// Keeps the first `cap` characters and a rolling tail of the last `cap`,
+// so memory stays bounded whatever the command prints.
+const makeCollector = (cap: number) => {
+  const decoder = new StringDecoder('utf8');
+  let head = '';
+  let tail = '';
+  let total = 0;
+  const add = (text: string) => {
+    total += text.length;
+    const room = cap - head.length;
+    if (room > 0) {
+      head += text.slice(0, room);
+      text = text.slice(room);
+    }
+    if (text.length > 0) tail = (tail + text).slice(-cap);
+  };
+  return {
+    write: (chunk: Buffer) => add(decoder.write(chunk)),
+    end: () => add(decoder.end()),
+    /** The output cut to `share` characters, with a note of what was left out. */
+    take: (share: number): CapturedOutput => {
+      const whole = head + tail;
+      if (total <= share) return harden({ text: whole, total });
+      const tailLength = Math.floor(share * TAIL_FRACTION);
+      const omitted = total - share;
+      const text = `${whole.slice(0, share - tailLength)}\n[… ${omitted} characters omitted …]\n${whole.slice(whole.length - tailLength)}`;
+      return harden({ text, total });
+    },
+    get length() {
+      return total;
+    },
+  };
+};
+
+const killGroup = (pid: number | undefined) => {
+  if (pid === undefined) return;
+  try {
+    // A negative pid addresses the process group the detached shell leads.
+    process.kill(-pid, 'SIGKILL');
+  } catch {
+    // ESRCH: the group is already gone.
+  }
+};
+
+export const runShellCommand = ({
+  command,
+  cwd,
+  timeoutMs,
+  outputCap,
+}: ShellCommandOptions): Promise<ShellCommandResult> =>
+  new Promise((resolve, reject) => {
+    const child = spawn('/bin/sh', ['-c', command], {
+      cwd,
+      // Its own process group, so that a timeout can kill everything the
+      // shell started, not only the shell.
+      detached: true,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const stdout = makeCollector(outputCap);
+    const stderr = makeCollector(outputCap);
+    child.stdout.on('data', (chunk: Buffer) => stdout.write(chunk));
+    child.stderr.on('data', (chunk: Buffer) => stderr.write(chunk));
+
+    let timedOut = false;
+    let graceTimer: ReturnType<typeof setTimeout> | undefined;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      killGroup(child.pid);
+    }, timeoutMs);
+
+    child.on('exit', () => {
+      graceTimer = setTimeout(() => killGroup(child.pid), PIPE_GRACE_MS);
+    });
+    child.on('error', error => {
+      clearTimeout(timer);
+      if (graceTimer) clearTimeout(graceTimer);
+      reject(error);
+    });
+    child.on('close', (exitCode, signal) => {
+      clearTimeout(timer);
+      if (graceTimer) clearTimeout(graceTimer);
+      stdout.end();
+      stderr.end();
+      // stderr keeps at least a fifth of the cap when stdout would fill it.
+      const stderrShare = Math.min(
+        stderr.length,
+        Math.max(outputCap - stdout.length, Math.floor(outputCap / 5)),
+      );
+      resolve(
+        harden({
+          exitCode,
+          signal,
+          timedOut,
+          stdout: stdout.take(outputCap - stderrShare),
+          stderr: stderr.take(stderrShare),
+        }),
+      );
+    });
+  });
+harden(runShellCommand);
