@@ -44,10 +44,18 @@ export interface Usage {
   readonly outputTokens: number;
 }
 
+/**
+ * Why the model stopped: it was done, it called tools, or it hit
+ * LAL_MAX_TOKENS (so the reply is cut off), or anything else.
+ */
+export type StopReason = 'end_turn' | 'tool_use' | 'max_tokens' | 'other';
+
 export interface ChatResult {
   /** Always role 'assistant'. */
   readonly message: ChatMessage;
   readonly usage?: Usage;
+  /** Present when the API said why it stopped. */
+  readonly stopReason?: StopReason;
 }
 
 export interface Provider {

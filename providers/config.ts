@@ -1,0 +1,139 @@
+// The LLM settings (the LAL_* variables), parsed and checked once, with no
+// network, into a frozen record. Setup scripts call readProviderConfig(env) to
+// fail before provisioning anything; the agent calls it again at startup.
+import { q } from '@endo/errors';
+import type { ProviderKind } from './types.js';
+
+export type Env = Readonly<Record<string, string | undefined>>;
+
+export interface ProviderConfig {
+  readonly kind: ProviderKind;
+  /** Base URL of the API, exactly as LAL_HOST gave it (or the default). */
+  readonly host: string;
+  readonly model: string;
+  /** LAL_AUTH_TOKEN. A secret: never print this field. */
+  readonly authToken: string | undefined;
+  /** Completion length cap sent with every request (LAL_MAX_TOKENS). */
+  readonly maxTokens: number;
+  /** Window of recent messages sent to the model (LAL_MAX_MESSAGES). */
+  readonly maxMessages: number | undefined;
+  /** Retries after the first attempt, for 429 and 5xx (LAL_MAX_RETRIES). */
+  readonly maxRetries: number;
+  /** Upper bound on one HTTP attempt, in ms (LAL_TIMEOUT_MS). */
+  readonly timeoutMs: number;
+  /** FAE_DEBUG=1: redacted request summaries go to the debug log. */
+  readonly debug: boolean;
+}
+
+export const DEFAULT_HOST = 'http://localhost:11434';
+export const DEFAULT_ANTHROPIC_MODEL = 'claude-opus-4-5-20251101';
+export const DEFAULT_MODEL = 'qwen3';
+export const DEFAULT_MAX_TOKENS = 4096;
+export const DEFAULT_MAX_RETRIES = 2;
+export const DEFAULT_TIMEOUT_MS = 120_000;
+
+const PROVIDER_KINDS: readonly ProviderKind[] = harden(['anthropic', 'openai', 'ollama']);
+
+/** A setting that is absent or blank counts as unset: setup scripts forward '' for unset. */
+const readText = (env: Env, name: string): string | undefined => {
+  const text = env[name];
+  return text === undefined || text.trim() === '' ? undefined : text.trim();
+};
+
+const readInteger = (
+  env: Env,
+  name: string,
+  fallback: number | undefined,
+  minimum: number,
+): number | undefined => {
+  const text = readText(env, name);
+  if (text === undefined) {
+    return fallback;
+  }
+  const value = Number(text);
+  if (!Number.isSafeInteger(value) || value < minimum) {
+    const what = minimum === 0 ? 'a whole number (0 or more)' : 'a positive whole number';
+    throw Error(`${name} must be ${what}, not ${q(text)}`);
+  }
+  return value;
+};
+
+const readHost = (env: Env): string => {
+  const host = readText(env, 'LAL_HOST') ?? DEFAULT_HOST;
+  let url: URL;
+  try {
+    url = new URL(host);
+  } catch {
+    throw Error(
+      `LAL_HOST must be the LLM's base URL, such as ${q(DEFAULT_HOST)}, not ${q(host)}`,
+    );
+  }
+  // new URL('localhost:11434') parses, with 'localhost:' as its scheme.
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw Error(
+      `LAL_HOST must start with http:// or https://, not ${q(host)}; for example ${q(DEFAULT_HOST)}`,
+    );
+  }
+  return host;
+};
+
+/**
+ * Which adapter serves a host. LAL_PROVIDER wins; otherwise upstream's rules:
+ * a host containing 'anthropic.com' is Anthropic, one containing '/v1' is
+ * OpenAI-compatible, anything else is Ollama.
+ */
+export const selectProviderKind = (host: string, provider: string | undefined): ProviderKind => {
+  if (provider !== undefined) {
+    const kind = provider.toLowerCase();
+    if (!(PROVIDER_KINDS as readonly string[]).includes(kind)) {
+      throw Error(
+        `LAL_PROVIDER must be one of ${PROVIDER_KINDS.map(k => q(k)).join(', ')}, not ${q(provider)}`,
+      );
+    }
+    return kind as ProviderKind;
+  }
+  if (host.includes('anthropic.com')) {
+    return 'anthropic';
+  }
+  if (host.includes('/v1')) {
+    return 'openai';
+  }
+  return 'ollama';
+};
+harden(selectProviderKind);
+
+/**
+ * Parse and check the LAL_* variables. Throws at once, naming the variable and
+ * quoting its value, for anything the adapters could not use. Never reaches
+ * the network.
+ */
+export const readProviderConfig = (env: Env): ProviderConfig => {
+  const host = readHost(env);
+  const kind = selectProviderKind(host, readText(env, 'LAL_PROVIDER'));
+  const authToken = readText(env, 'LAL_AUTH_TOKEN');
+  if (kind === 'anthropic' && authToken === undefined) {
+    throw Error(
+      `LAL_AUTH_TOKEN is required for Anthropic (LAL_HOST ${q(host)}); set it to your API key`,
+    );
+  }
+  const model =
+    readText(env, 'LAL_MODEL') ??
+    (kind === 'anthropic' ? DEFAULT_ANTHROPIC_MODEL : DEFAULT_MODEL);
+  return harden({
+    kind,
+    host,
+    model,
+    authToken,
+    maxTokens: readInteger(env, 'LAL_MAX_TOKENS', DEFAULT_MAX_TOKENS, 1) as number,
+    maxMessages: readInteger(env, 'LAL_MAX_MESSAGES', undefined, 1),
+    maxRetries: readInteger(env, 'LAL_MAX_RETRIES', DEFAULT_MAX_RETRIES, 0) as number,
+    timeoutMs: readInteger(env, 'LAL_TIMEOUT_MS', DEFAULT_TIMEOUT_MS, 1) as number,
+    debug: env.FAE_DEBUG === '1',
+  });
+};
+harden(readProviderConfig);
+
+/** A one-line description that is safe to log: no token. */
+export const describeProviderConfig = (config: ProviderConfig): string =>
+  `${config.kind} model ${q(config.model)} at ${config.host}`;
+harden(describeProviderConfig);

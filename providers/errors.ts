@@ -1,0 +1,161 @@
+// Turning whatever an SDK threw into one clear Error that says what went
+// wrong and which setting to fix. Each adapter first reduces its SDK's error
+// to a Failure; the wording is shared so all providers fail alike.
+import { q } from '@endo/errors';
+import type { Redact } from '../src/redact.js';
+import type { ProviderConfig } from './config.js';
+import { LlmTimeoutError } from './retrying-fetch.js';
+
+export type Failure =
+  | { readonly kind: 'status'; readonly status: number; readonly message: string }
+  | { readonly kind: 'unreachable'; readonly detail: string | undefined }
+  | { readonly kind: 'timeout' }
+  | { readonly kind: 'other'; readonly message: string };
+
+/** The host as shown in errors: any user:password part of the URL left out. */
+export const displayHost = (host: string): string => {
+  try {
+    const url = new URL(host);
+    if (url.username === '' && url.password === '') {
+      return host;
+    }
+    url.username = '';
+    url.password = '';
+    return url.href;
+  } catch {
+    return host;
+  }
+};
+harden(displayHost);
+
+const NETWORK_CODES = harden([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ETIMEDOUT',
+  'UND_ERR_CONNECT_TIMEOUT',
+  'UND_ERR_SOCKET',
+]);
+
+/** The first errno-style code in an error's cause chain, e.g. 'ECONNREFUSED'. */
+const findNetworkCode = (error: unknown): string | undefined => {
+  let current: unknown = error;
+  for (let depth = 0; depth < 8 && typeof current === 'object' && current !== null; depth += 1) {
+    const { code } = current as { code?: unknown };
+    if (typeof code === 'string' && NETWORK_CODES.includes(code)) {
+      return code;
+    }
+    current = (current as { cause?: unknown }).cause;
+  }
+  return undefined;
+};
+
+/**
+ * Failures every adapter recognises the same way: our own timeout, and
+ * undici's "fetch failed" with a network code somewhere in its causes.
+ */
+export const describeTransportFailure = (error: unknown): Failure | undefined => {
+  let current: unknown = error;
+  for (let depth = 0; depth < 8 && typeof current === 'object' && current !== null; depth += 1) {
+    if (current instanceof LlmTimeoutError) {
+      return { kind: 'timeout' };
+    }
+    current = (current as { cause?: unknown }).cause;
+  }
+  const code = findNetworkCode(error);
+  if (code !== undefined) {
+    return { kind: 'unreachable', detail: code };
+  }
+  if (error instanceof TypeError && error.message === 'fetch failed') {
+    return { kind: 'unreachable', detail: undefined };
+  }
+  return undefined;
+};
+harden(describeTransportFailure);
+
+/**
+ * Is this 4xx about the model name rather than the URL or the request? A 404
+ * that mentions a model is (Anthropic says just "model: <name>"); a 400 must
+ * also say the model is missing, since 400s mention models for other reasons.
+ */
+const isUnknownModel = (status: number, message: string, model: string) => {
+  const aboutModel = /model/i.test(message) || message.includes(model);
+  if (status === 404) {
+    return aboutModel;
+  }
+  return (
+    status === 400 &&
+    aboutModel &&
+    /not[ _-]?found|does not exist|unknown model|no such model|not available/i.test(message)
+  );
+};
+
+const statusError = (
+  status: number,
+  serverMessage: string,
+  config: ProviderConfig,
+  at: string,
+): Error => {
+  const said = serverMessage === '' ? '' : `: ${serverMessage}`;
+  if (status === 401 || status === 403) {
+    const what = config.authToken === undefined ? 'no LAL_AUTH_TOKEN is set' : 'LAL_AUTH_TOKEN was refused';
+    return Error(
+      `the LLM at ${at} denied access (HTTP ${status}${said}); ${what}: set LAL_AUTH_TOKEN to a valid API key for it`,
+    );
+  }
+  if (isUnknownModel(status, serverMessage, config.model)) {
+    return Error(
+      `the LLM at ${at} does not know the model ${q(config.model)} (HTTP ${status}${said}); set LAL_MODEL to a model it serves`,
+    );
+  }
+  if (status === 404) {
+    return Error(
+      `the LLM at ${at} has no ${config.kind} chat endpoint (HTTP 404${said}); check LAL_HOST, and LAL_PROVIDER if the URL does not say which API it speaks`,
+    );
+  }
+  if (status === 429) {
+    return Error(
+      `the LLM at ${at} is rate limiting requests (HTTP 429${said}); gave up after ${config.maxRetries} retries (LAL_MAX_RETRIES)`,
+    );
+  }
+  if (status >= 500) {
+    return Error(
+      `the LLM at ${at} failed with HTTP ${status}${said}; gave up after ${config.maxRetries} retries (LAL_MAX_RETRIES)`,
+    );
+  }
+  return Error(`the LLM at ${at} rejected the request with HTTP ${status}${said}`);
+};
+
+/**
+ * The Error a provider's chat() rejects with. Everything the server said is
+ * passed through the redactor, since a server may echo the key back.
+ */
+export const makeProviderError = (
+  failure: Failure,
+  config: ProviderConfig,
+  redact: Redact,
+): Error => {
+  const at = displayHost(config.host);
+  switch (failure.kind) {
+    case 'status':
+      return statusError(failure.status, redact(failure.message).slice(0, 500), config, at);
+    case 'unreachable':
+      return Error(
+        `cannot reach the LLM at ${at}${failure.detail ? ` (${failure.detail})` : ''}; check LAL_HOST and that the server is running`,
+      );
+    case 'timeout':
+      return Error(
+        `the LLM at ${at} did not answer within ${config.timeoutMs} ms; raise LAL_TIMEOUT_MS or check the server`,
+      );
+    default:
+      return Error(`the ${config.kind} request to the LLM at ${at} failed: ${redact(failure.message)}`);
+  }
+};
+harden(makeProviderError);
+
+/** An SDK message of the form "401 invalid key" without its status prefix. */
+export const stripStatusPrefix = (message: string): string => message.replace(/^\d{3}\s+/, '');
+harden(stripStatusPrefix);

@@ -1,0 +1,83 @@
+// The one HTTP layer under all three SDKs. Each SDK is built with its own
+// retries off and this fetch in their place, so every provider gets the same
+// policy: a timeout per attempt, and 429/5xx retried with backoff and jitter,
+// honouring retry-after, at most maxRetries times. The final response, good
+// or bad, goes back to the SDK, which turns it into a result or its error.
+import {
+  MAX_RETRY_AFTER_MS,
+  backoffDelay,
+  isRetryableStatus,
+  parseRetryAfter,
+} from './retry-policy.js';
+
+export type Fetch = typeof fetch;
+
+/** Thrown when one attempt outlives LAL_TIMEOUT_MS. */
+export class LlmTimeoutError extends Error {
+  override name = 'LlmTimeoutError';
+  constructor(readonly timeoutMs: number) {
+    // The SDKs recognise "timed out" and report a connection timeout.
+    super(`the LLM request timed out after ${timeoutMs} ms`);
+  }
+}
+harden(LlmTimeoutError);
+
+export interface RetryingFetchOptions {
+  readonly maxRetries: number;
+  readonly timeoutMs: number;
+  readonly sleep: (ms: number) => Promise<void>;
+  readonly random: () => number;
+  readonly now: () => number;
+  readonly fetch: Fetch;
+  /** Receives one line per attempt; given only when FAE_DEBUG=1, and already redacting. */
+  readonly debugLog?: (line: string) => void;
+}
+
+const describeTarget = (input: Parameters<Fetch>[0], init?: RequestInit) => {
+  const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
+  return `${init?.method ?? 'GET'} ${url}`;
+};
+
+const discardBody = async (response: Response) => {
+  try {
+    await response.body?.cancel();
+  } catch {
+    // Nothing to free.
+  }
+};
+
+export const makeRetryingFetch = (options: RetryingFetchOptions): Fetch => {
+  const { maxRetries, timeoutMs, sleep, random, now, fetch: innerFetch, debugLog } = options;
+
+  const attempt = async (input: Parameters<Fetch>[0], init: RequestInit | undefined) => {
+    const timeout = AbortSignal.timeout(timeoutMs);
+    const signal = init?.signal ? AbortSignal.any([init.signal, timeout]) : timeout;
+    try {
+      return await innerFetch(input, { ...init, signal });
+    } catch (error) {
+      if (timeout.aborted && !init?.signal?.aborted) {
+        throw new LlmTimeoutError(timeoutMs);
+      }
+      throw error;
+    }
+  };
+
+  const retryingFetch = async (input: Parameters<Fetch>[0], init?: RequestInit) => {
+    const target = describeTarget(input, init);
+    for (let retry = 0; ; retry += 1) {
+      const response = await attempt(input, init);
+      debugLog?.(`${target} -> ${response.status} (attempt ${retry + 1} of ${maxRetries + 1})`);
+      if (response.ok || !isRetryableStatus(response.status) || retry >= maxRetries) {
+        return response;
+      }
+      const asked = parseRetryAfter(response.headers, now());
+      if (asked !== undefined && asked > MAX_RETRY_AFTER_MS) {
+        return response;
+      }
+      await discardBody(response);
+      await sleep(asked ?? backoffDelay(retry, random));
+    }
+  };
+  return harden(retryingFetch) as Fetch;
+};
+harden(makeRetryingFetch);

@@ -1,0 +1,66 @@
+// What every adapter needs besides its SDK: the retrying, timed fetch, the
+// redactor, the debug log, and the test seams that feed them.
+import { makeEnvRedactor, type Redact } from '../src/redact.js';
+import type { Env, ProviderConfig } from './config.js';
+import { MAX_RETRY_AFTER_MS } from './retry-policy.js';
+import { makeRetryingFetch, type Fetch } from './retrying-fetch.js';
+
+/** Seams for tests and embedders; every field has a real default. */
+export interface ProviderOptions {
+  /** Waits between retries (default: a timer). */
+  readonly sleep?: (ms: number) => Promise<void>;
+  /** Jitter source in [0, 1) (default: Math.random). */
+  readonly random?: () => number;
+  /** Clock for retry-after dates (default: Date.now). */
+  readonly now?: () => number;
+  /** The HTTP client under the SDKs (default: the global fetch). */
+  readonly fetch?: Fetch;
+  /** Where debug lines go when FAE_DEBUG=1 (default: console.error). */
+  readonly debugLog?: (line: string) => void;
+}
+
+export interface Transport {
+  readonly fetch: Fetch;
+  readonly redact: Redact;
+  /** Redacted debug output; a no-op unless FAE_DEBUG=1. */
+  readonly debug: (line: string) => void;
+  /**
+   * The SDK's own timeout covers all our attempts and waits, so it never cuts
+   * in before our per-attempt timeout and retry policy have run their course.
+   */
+  readonly sdkTimeoutMs: number;
+}
+
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+const defaultSleep = (ms: number) =>
+  new Promise<void>(resolve => {
+    setTimeout(resolve, ms);
+  });
+
+export const makeTransport = (
+  config: ProviderConfig,
+  env: Env,
+  options: ProviderOptions = {},
+): Transport => {
+  const redact = makeEnvRedactor(env);
+  const sink = options.debugLog ?? ((line: string) => console.error(line));
+  const debug = config.debug
+    ? (line: string) => sink(redact(`[fae provider ${config.kind}] ${line}`))
+    : () => {};
+  const fetch = makeRetryingFetch({
+    maxRetries: config.maxRetries,
+    timeoutMs: config.timeoutMs,
+    sleep: options.sleep ?? defaultSleep,
+    random: options.random ?? Math.random,
+    now: options.now ?? Date.now,
+    fetch: options.fetch ?? globalThis.fetch,
+    ...(config.debug ? { debugLog: debug } : {}),
+  });
+  const sdkTimeoutMs = Math.min(
+    MAX_TIMER_MS,
+    (config.timeoutMs + MAX_RETRY_AFTER_MS) * (config.maxRetries + 1),
+  );
+  return harden({ fetch, redact, debug, sdkTimeoutMs });
+};
+harden(makeTransport);
