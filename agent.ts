@@ -1,4 +1,13 @@
-// Placeholder: filled in by the agent work (issue 3).
-export const make = (_powers: unknown, _context: unknown, _options: unknown) => {
-  throw Error('fae is not implemented yet');
-};
+// The fae caplet. The Endo daemon imports this module in a worker that is
+// already locked down and calls make() on first use and after every
+// restart: read the LLM settings, build the provider, start the agent.
+import { createProvider } from './providers/index.js';
+import { startFae } from './src/fae.js';
+import type { CapletContext, GuestPowers, Ref } from './src/endo-types.js';
+
+export const make = (
+  powers: Ref<GuestPowers>,
+  context: Ref<CapletContext>,
+  { env = {} }: { readonly env?: Readonly<Record<string, string>> } = {},
+) => startFae(powers, context, { env, provider: createProvider(env) });
+harden(make);

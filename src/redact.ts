@@ -6,10 +6,11 @@ const REDACTED = '[redacted]';
 
 // Credential shapes that may appear even when we were not told the value:
 // bearer headers, API-key headers, and the key formats of the big providers.
-const CREDENTIAL_PATTERNS: readonly RegExp[] = harden([
-  /\b(Bearer\s+)[A-Za-z0-9._~+/=-]{8,}/gi,
-  /\b((?:x-api-key|api-key|authorization)["']?\s*[:=]\s*["']?)[^"',\s}]{8,}/gi,
-  /\bsk-[A-Za-z0-9_-]{8,}/g,
+// Kept as sources: a hardened global RegExp cannot update its lastIndex.
+const CREDENTIAL_PATTERNS: readonly (readonly [string, string])[] = harden([
+  ['\\b(Bearer\\s+)[A-Za-z0-9._~+/=-]{8,}', 'gi'],
+  ['\\b((?:x-api-key|api-key|authorization)["\']?\\s*[:=]\\s*["\']?)[^"\',\\s}]{8,}', 'gi'],
+  ['\\bsk-[A-Za-z0-9_-]{8,}', 'g'],
 ]);
 
 /** Secrets shorter than this are not redacted by value: too many false hits. */
@@ -27,9 +28,12 @@ export const makeRedactor = (secrets: readonly (string | undefined)[]): Redact =
     values.length > 0
       ? new RegExp(values.map(escapeRegExp).join('|'), 'g')
       : undefined;
+  const patterns = CREDENTIAL_PATTERNS.map(
+    ([source, flags]) => new RegExp(source, flags),
+  );
   const redact = (text: string) => {
     let out = byValue ? text.replace(byValue, REDACTED) : text;
-    for (const pattern of CREDENTIAL_PATTERNS) {
+    for (const pattern of patterns) {
       out = out.replace(pattern, (match, prefix?: string) =>
         typeof prefix === 'string' && match.startsWith(prefix)
           ? `${prefix}${REDACTED}`

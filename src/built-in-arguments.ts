@@ -1,0 +1,36 @@
+// Readers for the built-in tools' arguments: each checks one argument and
+// says exactly what was wrong, quoting what the model sent.
+import { q } from '@endo/errors';
+
+type Args = Readonly<Record<string, unknown>>;
+
+export const readString = (args: Args, key: string): string => {
+  const value = args[key];
+  if (typeof value !== 'string' || value === '') {
+    throw Error(`${key} is required and must be a non-empty string, not ${q(value)}`);
+  }
+  return value;
+};
+harden(readString);
+
+export const readStringArray = (args: Args, key: string): readonly string[] => {
+  const value = args[key] ?? [];
+  if (!Array.isArray(value) || value.some(item => typeof item !== 'string')) {
+    throw Error(`${key} must be an array of strings, not ${q(value)}`);
+  }
+  return harden([...value]);
+};
+harden(readStringArray);
+
+/** A pet name, or a path written as an array or with "/" between names. */
+export const readNamePath = (args: Args, key: string): readonly string[] => {
+  const value = args[key];
+  if (Array.isArray(value) && value.length > 0 && value.every(s => typeof s === 'string')) {
+    return harden([...value]);
+  }
+  if (typeof value === 'string' && value !== '') {
+    return harden(value.split('/').filter(part => part !== ''));
+  }
+  throw Error(`${key} must be a pet name such as "notes" or a path such as "tools/greet", not ${q(value)}`);
+};
+harden(readNamePath);

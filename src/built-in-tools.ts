@@ -1,0 +1,261 @@
+// fae's built-in tools: its petname directory (list, lookup, store,
+// remove), its mail (send, reply, listMessages, dismiss) and adoptTool,
+// which installs a mailed tool capability under tools/. Names and
+// parameters keep upstream's; `reply` is new (answer by message number,
+// since a sender may have no pet name in fae's directory).
+import { E } from '@endo/far';
+import { makeExo } from '@endo/exo';
+import { FaeToolInterface } from './fae-tool-interface.js';
+import type { GuestPowers, MessageRecord, Ref } from './endo-types.js';
+import type { FaeTool } from './tools.js';
+import { TOOLS_DIRECTORY } from './tools.js';
+import type { JsonSchema, ToolSchema } from '../providers/types.js';
+import { toMessageNumber } from './tool-arguments.js';
+import { readNamePath, readString, readStringArray } from './built-in-arguments.js';
+import { messageText } from './message-format.js';
+
+type Args = Readonly<Record<string, unknown>>;
+
+export interface BuiltInToolHooks {
+  /** Told of every message the model dismissed. */
+  readonly onDismiss?: (number: bigint) => void;
+  /** Told of every message number the model answered with reply(). */
+  readonly onReply?: (number: bigint) => void;
+  /** Told of every successful send(), with its recipient. */
+  readonly onSend?: (recipient: readonly string[]) => void;
+}
+
+const makeBuiltInTool = (
+  name: string,
+  description: string,
+  parameters: Record<string, JsonSchema>,
+  required: readonly string[],
+  execute: (args: Args) => Promise<unknown>,
+): FaeTool => {
+  const schema: ToolSchema = harden({
+    type: 'function',
+    function: {
+      name,
+      description,
+      parameters: { type: 'object', properties: parameters, required },
+    },
+  });
+  return makeExo(`${name}BuiltIn`, FaeToolInterface, {
+    schema: () => schema,
+    execute: async (args: Args) => harden(await execute(args)),
+    help: () => description,
+  });
+};
+
+const MESSAGE_NUMBER: JsonSchema = {
+  type: 'integer',
+  description: 'The message number, as shown in "Message #N".',
+};
+const STRINGS: JsonSchema = {
+  type: 'array',
+  items: { type: 'string' },
+  description:
+    'The text of the message. With attachments, strings[i] is the text before attachment i.',
+};
+const EDGE_NAMES: JsonSchema = {
+  type: 'array',
+  items: { type: 'string' },
+  description: 'Labels for attached capabilities, as the recipient will see them.',
+};
+const PET_NAMES: JsonSchema = {
+  type: 'array',
+  items: { type: 'string' },
+  description: 'Your pet names for the capabilities to attach, one per edge name.',
+};
+
+/** A message as the listMessages tool reports it. */
+const summarize = (message: MessageRecord, sender: string) =>
+  harden({
+    number: message.number,
+    type: message.type,
+    from: sender,
+    date: message.date,
+    text: messageText(message),
+  });
+
+export const makeBuiltInTools = (
+  powers: Ref<GuestPowers>,
+  { onDismiss, onReply, onSend }: BuiltInToolHooks = {},
+): ReadonlyMap<string, FaeTool> => {
+  const tools: [string, FaeTool][] = [
+    [
+      'list',
+      makeBuiltInTool(
+        'list',
+        'List the pet names in your directory, or in one of its directories (for example "tools").',
+        {
+          path: {
+            type: 'string',
+            description: 'A directory to list, such as "tools". Omit for the top level.',
+          },
+        },
+        [],
+        async args =>
+          args.path === undefined || args.path === null || args.path === ''
+            ? E(powers).list()
+            : E(powers).list(...readNamePath(args, 'path')),
+      ),
+    ],
+    [
+      'lookup',
+      makeBuiltInTool(
+        'lookup',
+        'Look up the value stored under a pet name.',
+        { petName: { type: 'string', description: 'The pet name (or path such as "tools/greet").' } },
+        ['petName'],
+        async args => E(powers).lookup(readNamePath(args, 'petName')),
+      ),
+    ],
+    [
+      'store',
+      makeBuiltInTool(
+        'store',
+        'Store a JSON value (text, number, list or record) under a pet name, replacing what was there.',
+        {
+          value: {
+            type: ['string', 'number', 'boolean', 'object', 'array', 'null'],
+            description: 'The value to store.',
+          },
+          petName: { type: 'string', description: 'The pet name to store it under.' },
+        },
+        ['value', 'petName'],
+        async args => {
+          const path = readNamePath(args, 'petName');
+          if (!('value' in args)) {
+            throw Error('value is required');
+          }
+          await E(powers).storeValue(harden(args.value), path);
+          return `Stored the value as ${JSON.stringify(path.join('/'))}.`;
+        },
+      ),
+    ],
+    [
+      'remove',
+      makeBuiltInTool(
+        'remove',
+        'Remove a pet name from your directory.',
+        { petName: { type: 'string', description: 'The pet name (or path) to remove.' } },
+        ['petName'],
+        async args => {
+          const path = readNamePath(args, 'petName');
+          await E(powers).remove(...path);
+          return `Removed ${JSON.stringify(path.join('/'))}.`;
+        },
+      ),
+    ],
+    [
+      'adoptTool',
+      makeBuiltInTool(
+        'adoptTool',
+        'Adopt a tool capability attached to a message and install it in tools/. It can be used at once, under the name its schema gives.',
+        {
+          messageNumber: MESSAGE_NUMBER,
+          edgeName: { type: 'string', description: 'The label of the attachment in the message (without "@").' },
+          toolName: { type: 'string', description: 'The pet name to give it under tools/, such as "greet".' },
+        },
+        ['messageNumber', 'edgeName', 'toolName'],
+        async args => {
+          const number = toMessageNumber(args.messageNumber);
+          const edgeName = readString(args, 'edgeName').replace(/^@/, '');
+          const toolName = readString(args, 'toolName');
+          await E(powers).adopt(number, edgeName, [TOOLS_DIRECTORY, toolName]);
+          return `Adopted @${edgeName} from message #${number} as tools/${toolName}. It is available now.`;
+        },
+      ),
+    ],
+    [
+      'send',
+      makeBuiltInTool(
+        'send',
+        'Send a message to HOST or to another agent you have a pet name for, optionally attaching capabilities from your directory.',
+        {
+          recipient: { type: 'string', description: 'Who to send to: "HOST" or a pet name.' },
+          strings: STRINGS,
+          edgeNames: EDGE_NAMES,
+          petNames: PET_NAMES,
+        },
+        ['recipient', 'strings'],
+        async args => {
+          const recipient = readNamePath(args, 'recipient');
+          await E(powers).send(
+            recipient,
+            readStringArray(args, 'strings'),
+            readStringArray(args, 'edgeNames'),
+            readStringArray(args, 'petNames'),
+          );
+          onSend?.(recipient);
+          return `Sent the message to ${JSON.stringify(recipient.join('/'))}.`;
+        },
+      ),
+    ],
+    [
+      'reply',
+      makeBuiltInTool(
+        'reply',
+        'Reply to a message by its number. This reaches the sender even when you have no pet name for them.',
+        {
+          messageNumber: MESSAGE_NUMBER,
+          strings: STRINGS,
+          edgeNames: EDGE_NAMES,
+          petNames: PET_NAMES,
+        },
+        ['messageNumber', 'strings'],
+        async args => {
+          const number = toMessageNumber(args.messageNumber);
+          await E(powers).reply(
+            number,
+            readStringArray(args, 'strings'),
+            readStringArray(args, 'edgeNames'),
+            readStringArray(args, 'petNames'),
+          );
+          onReply?.(number);
+          return `Replied to message #${number}.`;
+        },
+      ),
+    ],
+    [
+      'listMessages',
+      makeBuiltInTool(
+        'listMessages',
+        'List the messages in your inbox: number, type, sender, date and text.',
+        {},
+        [],
+        async () => {
+          const messages = await E(powers).listMessages();
+          // One reverseIdentify per distinct sender, all at once.
+          const senders = [...new Set(messages.map(m => m.from))];
+          const names = await Promise.all(
+            senders.map(id => E(powers).reverseIdentify(id).then(
+              found => found[0] ?? 'an unnamed sender',
+              () => 'an unnamed sender',
+            )),
+          );
+          const nameOf = new Map(senders.map((id, i) => [id, names[i]]));
+          return messages.map(m => summarize(m, nameOf.get(m.from) ?? 'an unnamed sender'));
+        },
+      ),
+    ],
+    [
+      'dismiss',
+      makeBuiltInTool(
+        'dismiss',
+        'Dismiss a message you have handled, removing it from your inbox.',
+        { messageNumber: MESSAGE_NUMBER },
+        ['messageNumber'],
+        async args => {
+          const number = toMessageNumber(args.messageNumber);
+          await E(powers).dismiss(number);
+          onDismiss?.(number);
+          return `Dismissed message #${number}.`;
+        },
+      ),
+    ],
+  ];
+  return new Map(tools);
+};
+harden(makeBuiltInTools);

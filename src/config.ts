@@ -1,0 +1,68 @@
+// fae's own settings (the FAE_* variables), read once from the caplet's env
+// and frozen. The LLM settings (LAL_*) belong to providers/config.ts.
+import { q } from '@endo/errors';
+
+export interface FaeConfig {
+  /** Model calls allowed for one incoming message (FAE_MAX_ITERATIONS). */
+  readonly maxIterations: number;
+  /** Upper bound on one tool call, in ms (FAE_TOOL_TIMEOUT_MS). */
+  readonly toolTimeoutMs: number;
+  /** Upper bound on probing one introduced capability at startup, in ms. */
+  readonly probeTimeoutMs: number;
+  /** Run the tool calls of one model response concurrently (FAE_PARALLEL_TOOLS). */
+  readonly parallelTools: boolean;
+  /** Dismiss each message once its turn is over (FAE_AUTO_DISMISS). */
+  readonly autoDismiss: boolean;
+  /** Log whole (redacted) transcripts (FAE_DEBUG=1). */
+  readonly debug: boolean;
+}
+
+export const DEFAULT_MAX_ITERATIONS = 30;
+export const DEFAULT_TOOL_TIMEOUT_MS = 60_000;
+export const DEFAULT_PROBE_TIMEOUT_MS = 5_000;
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+const readPositiveInteger = (env: Env, name: string, fallback: number) => {
+  const text = env[name];
+  if (text === undefined || text.trim() === '') {
+    return fallback;
+  }
+  const value = Number(text);
+  if (!Number.isSafeInteger(value) || value <= 0) {
+    throw Error(`${name} must be a positive whole number, not ${q(text)}`);
+  }
+  return value;
+};
+
+const readSwitch = (env: Env, name: string, fallback: boolean) => {
+  const text = env[name];
+  if (text === undefined || text.trim() === '') {
+    return fallback;
+  }
+  switch (text.trim().toLowerCase()) {
+    case '1':
+    case 'true':
+    case 'yes':
+    case 'on':
+      return true;
+    case '0':
+    case 'false':
+    case 'no':
+    case 'off':
+      return false;
+    default:
+      throw Error(`${name} must be 1 or 0, not ${q(text)}`);
+  }
+};
+
+export const readFaeConfig = (env: Env): FaeConfig =>
+  harden({
+    maxIterations: readPositiveInteger(env, 'FAE_MAX_ITERATIONS', DEFAULT_MAX_ITERATIONS),
+    toolTimeoutMs: readPositiveInteger(env, 'FAE_TOOL_TIMEOUT_MS', DEFAULT_TOOL_TIMEOUT_MS),
+    probeTimeoutMs: readPositiveInteger(env, 'FAE_PROBE_TIMEOUT_MS', DEFAULT_PROBE_TIMEOUT_MS),
+    parallelTools: readSwitch(env, 'FAE_PARALLEL_TOOLS', true),
+    autoDismiss: readSwitch(env, 'FAE_AUTO_DISMISS', true),
+    debug: readSwitch(env, 'FAE_DEBUG', false),
+  });
+harden(readFaeConfig);

@@ -1,0 +1,15 @@
+// The Fae exo's help() texts: what a person in the Endo UI reads.
+
+export const FAE_HELP: Readonly<Record<string, string>> = harden({
+  '': `Fae is an LLM agent living in this daemon as a guest. Mail it (@fae) a request in plain words and it answers by mail, using its tools. Mail it a tool capability (a FaeTool) and ask it to adopt it; it can use the tool at once.
+Methods: help(methodName?), status().`,
+  help: 'help(methodName?) returns this text, or the text for one method.',
+  status:
+    'status() returns { state, handledMessages, provider, model, lastError }: state is starting, running, stopped or failed.',
+});
+
+export const helpFor = (texts: Readonly<Record<string, string>>, methodName?: string) =>
+  methodName === undefined
+    ? texts['']
+    : (texts[methodName] ?? `No documentation available for method ${JSON.stringify(methodName)}.`);
+harden(helpFor);

@@ -1,0 +1,179 @@
+// The fae agent: startup, then one turn per incoming message, for as long
+// as the daemon keeps it alive. agent.ts wires the provider in; tests can
+// hand in a scripted one.
+import { E } from '@endo/far';
+import { makeExo } from '@endo/exo';
+import { M } from '@endo/patterns';
+import type { ChatMessage, Provider } from '../providers/types.js';
+import type { CapletContext, GuestPowers, MessageRecord, Ref } from './endo-types.js';
+import { readFaeConfig } from './config.js';
+import { makeEnvRedactor } from './redact.js';
+import { makeLogger } from './log.js';
+import { makeBuiltInTools } from './built-in-tools.js';
+import { discoverTools, TOOLS_DIRECTORY } from './tools.js';
+import { moveIntroducedTools } from './introduced-tools.js';
+import { formatIncomingMessage } from './message-format.js';
+import { FAE_SYSTEM_PROMPT } from './system-prompt.js';
+import { runTurn } from './turn.js';
+import { followInbox } from './inbox.js';
+import { whenCancelled } from './cancellation.js';
+import { FAE_HELP, helpFor } from './fae-help.js';
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+export interface StartFaeOptions {
+  readonly env: Env;
+  readonly provider: Provider;
+  /** Where log lines go; console.log by default. */
+  readonly write?: (line: string) => void;
+}
+
+export const READY_TEXT = 'Fae agent ready.';
+
+const FaeInterface = M.interface('Fae', {
+  help: M.call().optional(M.string()).returns(M.string()),
+  status: M.call().returns(M.record()),
+});
+
+type State = 'starting' | 'running' | 'stopped' | 'failed';
+
+export const startFae = (
+  powers: Ref<GuestPowers>,
+  context: Ref<CapletContext>,
+  { env, provider, write }: StartFaeOptions,
+) => {
+  const config = readFaeConfig(env);
+  const redact = makeEnvRedactor(env);
+  const logger = makeLogger({ redact, debug: config.debug, write });
+  const cancelled = whenCancelled(context);
+
+  let state: State = 'starting';
+  let handledMessages = 0;
+  let lastError = '';
+
+  const transcript: ChatMessage[] = [{ role: 'system', content: FAE_SYSTEM_PROMPT }];
+  const callIdPrefix = Math.random().toString(36).slice(2, 8);
+  let callCount = 0;
+  const makeCallId = () => {
+    callCount += 1;
+    return `call_${callIdPrefix}_${callCount}`;
+  };
+
+  // What the model did about the message being handled, told by the
+  // built-in tools, so fae knows whether to answer or dismiss for it.
+  let current = { number: -1n, answered: false, dismissed: false };
+  const builtIns = makeBuiltInTools(powers, {
+    onDismiss: number => {
+      if (number === current.number) current.dismissed = true;
+    },
+    onReply: () => {
+      current.answered = true;
+    },
+    onSend: () => {
+      current.answered = true;
+    },
+  });
+  const reported = new Set<string>();
+  const discover = () =>
+    discoverTools(powers, builtIns, { logger, timeoutMs: config.probeTimeoutMs, reported });
+
+  const describeSender = async (from: string) => {
+    try {
+      const names = await E(powers).reverseIdentify(from);
+      return names[0] ?? 'an unnamed sender';
+    } catch {
+      return 'an unknown sender';
+    }
+  };
+
+  const answer = async (number: bigint, text: string) => {
+    try {
+      await E(powers).reply(number, [text], [], []);
+      logger.event('reply-sent', { message: number });
+    } catch (error) {
+      logger.warn('reply-failed', { message: number, error });
+    }
+  };
+
+  const handleMessage = async (message: MessageRecord) => {
+    const { number } = message;
+    current = { number, answered: false, dismissed: false };
+    const [sender, tools] = await Promise.all([describeSender(message.from), discover()]);
+    logger.event('message-received', { message: number, from: sender, type: message.type });
+    transcript.push(harden({ role: 'user', content: formatIncomingMessage(message, sender) }));
+    try {
+      const outcome = await runTurn(transcript, tools, {
+        provider,
+        discover,
+        limits: config,
+        cancelled,
+        makeCallId,
+        logger,
+        messageNumber: number,
+      });
+      if (outcome.kind === 'cancelled') {
+        return;
+      }
+      if (outcome.kind === 'limit') {
+        logger.warn('turn-limit', { message: number, iterations: outcome.iterations });
+        await answer(
+          number,
+          `I stopped working on message #${number} after ${outcome.iterations} model calls without finishing (the limit is FAE_MAX_ITERATIONS=${config.maxIterations}). Please send a simpler or more specific request.`,
+        );
+      } else if (!current.answered && outcome.content !== '') {
+        // The model answered in plain text: deliver it to the sender.
+        await answer(number, outcome.content);
+      }
+    } catch (error) {
+      const reason = redact(error instanceof Error ? error.message : String(error));
+      lastError = reason;
+      logger.warn('turn-failed', { message: number, error: reason });
+      await answer(number, `Sorry, I could not answer message #${number}: ${reason}`);
+    } finally {
+      handledMessages += 1;
+      if (config.autoDismiss && !current.dismissed) {
+        // Handled messages are dismissed so a restart does not replay them.
+        await E(powers).dismiss(number).catch(() => {});
+      }
+    }
+  };
+
+  const run = async () => {
+    const [selfId, hadTools] = await Promise.all([
+      E(powers).identify('SELF'),
+      E(powers).has(TOOLS_DIRECTORY),
+    ]);
+    // makeDirectory replaces an existing name, which would drop every
+    // adopted tool: create tools/ only on the very first start.
+    if (!hadTools) {
+      await E(powers).makeDirectory(TOOLS_DIRECTORY);
+    }
+    await moveIntroducedTools(powers, { probeTimeoutMs: config.probeTimeoutMs, logger });
+    if (!hadTools) {
+      await E(powers).send('HOST', [READY_TEXT], [], []);
+    }
+    state = 'running';
+    logger.event('started', { provider: provider.kind, model: provider.model });
+    await followInbox(powers, { selfId: selfId ?? '', cancelled, onMessage: handleMessage });
+    state = 'stopped';
+    logger.event('stopped');
+  };
+  run().catch(error => {
+    state = 'failed';
+    lastError = redact(error instanceof Error ? error.message : String(error));
+    logger.warn('failed', { error: lastError });
+  });
+
+  return makeExo('Fae', FaeInterface, {
+    help: (methodName?: string) => helpFor(FAE_HELP, methodName),
+    status: () =>
+      harden({
+        state,
+        handledMessages,
+        provider: provider.kind,
+        model: provider.model,
+        lastError,
+      }),
+  });
+};
+harden(startFae);

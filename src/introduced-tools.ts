@@ -1,0 +1,60 @@
+// Tools a host introduces at the top of fae's directory (setup-with-tools
+// does this) are moved under tools/ at startup. Each top-level entry is
+// asked for its method names (not duck-typed by calling schema() on
+// everything, upstream F12), every probe is bounded in time, and all
+// entries are examined at once.
+import { E } from '@endo/far';
+import { q } from '@endo/errors';
+import type { FaeToolMethods, GuestPowers, Ref } from './endo-types.js';
+import { checkToolSchema } from './tool-schema.js';
+import { TOOLS_DIRECTORY } from './tools.js';
+import { withTimeout } from './timeout.js';
+import type { Logger } from './log.js';
+
+const PET_NAME = /^[a-z0-9][a-z0-9-]{0,127}$/;
+const FAE_TOOL_METHODS = ['schema', 'execute', 'help'];
+
+export interface IntroducedToolsOptions {
+  readonly probeTimeoutMs: number;
+  readonly logger: Logger;
+}
+
+/** Resolves to the pet names that were moved into tools/. */
+export const moveIntroducedTools = async (
+  powers: Ref<GuestPowers>,
+  { probeTimeoutMs, logger }: IntroducedToolsOptions,
+): Promise<readonly string[]> => {
+  const names = await E(powers).list();
+  const candidates = names.filter(name => PET_NAME.test(name) && name !== TOOLS_DIRECTORY);
+  const bounded = <T>(promise: Promise<T>, name: string) =>
+    withTimeout(promise, probeTimeoutMs, () => `${q(name)} did not answer within ${probeTimeoutMs} ms`);
+  const moved = await Promise.all(
+    candidates.map(async name => {
+      const value = E(powers).lookup(name) as Promise<FaeToolMethods>;
+      let methods: readonly (string | symbol)[];
+      try {
+        methods = await bounded(E(value).__getMethodNames__(), name);
+      } catch {
+        return undefined; // plain data, or an object that does not describe itself
+      }
+      if (!FAE_TOOL_METHODS.every(method => methods.includes(method))) {
+        return undefined;
+      }
+      try {
+        const check = checkToolSchema(await bounded(E(value).schema(), name));
+        if (!check.ok) {
+          logger.warn('tool-skipped', { tool: name, problem: check.problem });
+          return undefined;
+        }
+        await E(powers).move([name], [TOOLS_DIRECTORY, name]);
+        logger.event('tool-installed', { tool: name, as: check.schema.function.name });
+        return name;
+      } catch (error) {
+        logger.warn('tool-skipped', { tool: name, error });
+        return undefined;
+      }
+    }),
+  );
+  return harden(moved.filter((name): name is string => name !== undefined));
+};
+harden(moveIntroducedTools);

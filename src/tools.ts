@@ -1,0 +1,158 @@
+// Tool discovery and execution. At the start of every turn fae merges its
+// built-in tools with every FaeTool under its `tools/` directory, keyed by
+// the name the model is shown (the schema's function name, not the pet
+// name: upstream F5). Discovery costs about one daemon round trip: all the
+// lookups and schema() calls go out together.
+import { E } from '@endo/far';
+import { q } from '@endo/errors';
+import type { ToolSchema } from '../providers/types.js';
+import { checkToolSchema } from './tool-schema.js';
+import { withTimeout } from './timeout.js';
+import type { Logger } from './log.js';
+import type { FaeToolMethods, GuestPowers, Ref } from './endo-types.js';
+import { silentLogger } from './log.js';
+
+/** A FaeTool: a local exo or a remote presence; only E() is used on it. */
+export type FaeTool = Ref<FaeToolMethods>;
+
+export interface DiscoveredTools {
+  /** What the model is offered, built-ins first, then tools/ by pet name. */
+  readonly schemas: readonly ToolSchema[];
+  /** Schema name → tool. */
+  readonly toolMap: ReadonlyMap<string, FaeTool>;
+}
+
+export interface DiscoverOptions {
+  readonly logger?: Logger;
+  /** Upper bound for one tool's schema() answer, in ms. */
+  readonly timeoutMs?: number;
+  /**
+   * Problems already reported (by key); each is logged once, not on
+   * every turn. Pass the same set on every call.
+   */
+  readonly reported?: Set<string>;
+}
+
+export const TOOLS_DIRECTORY = 'tools';
+const DEFAULT_SCHEMA_TIMEOUT_MS = 10_000;
+
+type Candidate = {
+  readonly label: string;
+  readonly tool: FaeTool;
+  readonly schema: Promise<unknown>;
+};
+
+const listToolNames = async (powers: Ref<GuestPowers>, logger: Logger) => {
+  try {
+    return await E(powers).list(TOOLS_DIRECTORY);
+  } catch (error) {
+    // A missing tools/ directory means no daemon tools, not a broken turn.
+    logger.warn('tools-unlisted', { error });
+    return [];
+  }
+};
+
+export const discoverTools = async (
+  powers: Ref<GuestPowers>,
+  localTools: ReadonlyMap<string, FaeTool>,
+  {
+    logger = silentLogger,
+    timeoutMs = DEFAULT_SCHEMA_TIMEOUT_MS,
+    reported = new Set(),
+  }: DiscoverOptions = {},
+): Promise<DiscoveredTools> => {
+  const reportOnce = (key: string, fields: Record<string, unknown>) => {
+    if (!reported.has(key)) {
+      reported.add(key);
+      logger.warn('tool-skipped', fields);
+    }
+  };
+  const names = await listToolNames(powers, logger);
+  const local: Candidate[] = [...localTools].map(([label, tool]) => ({
+    label,
+    tool,
+    schema: E(tool).schema(),
+  }));
+  const remote: Candidate[] = names.map(petName => {
+    const tool = E(powers).lookup([TOOLS_DIRECTORY, petName]) as Promise<FaeToolMethods>;
+    return {
+      label: `${TOOLS_DIRECTORY}/${petName}`,
+      tool,
+      schema: withTimeout(
+        E(tool).schema(),
+        timeoutMs,
+        () => `schema() of ${q(petName)} did not answer within ${timeoutMs} ms`,
+      ),
+    };
+  });
+  const candidates = [...local, ...remote];
+  const settled = await Promise.allSettled(
+    candidates.map(async ({ tool, schema }) => ({
+      tool: await tool,
+      schema: await schema,
+    })),
+  );
+
+  const schemas: ToolSchema[] = [];
+  const toolMap = new Map<string, FaeTool>();
+  settled.forEach((outcome, index) => {
+    const { label } = candidates[index];
+    if (outcome.status === 'rejected') {
+      reportOnce(`${label} rejected`, { tool: label, error: outcome.reason });
+      return;
+    }
+    const check = checkToolSchema(outcome.value.schema);
+    if (!check.ok) {
+      reportOnce(`${label} ${check.problem}`, {
+        tool: label,
+        problem: check.problem,
+      });
+      return;
+    }
+    const { name } = check.schema.function;
+    if (toolMap.has(name)) {
+      // The first wins: built-ins before daemon tools, then pet-name order.
+      reportOnce(`${label} duplicate ${name}`, {
+        tool: label,
+        problem: `another tool is already called ${q(name)}`,
+      });
+      return;
+    }
+    toolMap.set(name, outcome.value.tool);
+    schemas.push(check.schema);
+  });
+  return harden({ schemas, toolMap });
+};
+harden(discoverTools);
+
+export interface ExecuteOptions {
+  /** Upper bound for the call, in ms; none when omitted. */
+  readonly timeoutMs?: number;
+}
+
+/**
+ * Calls the named tool through E(), so local and far tools behave alike.
+ * Rejects for an unknown name (listing the known ones) and on timeout.
+ */
+export const executeTool = async (
+  name: string,
+  args: Readonly<Record<string, unknown>>,
+  toolMap: ReadonlyMap<string, FaeTool>,
+  { timeoutMs }: ExecuteOptions = {},
+): Promise<unknown> => {
+  const tool = toolMap.get(name);
+  if (tool === undefined) {
+    const known = [...toolMap.keys()].join(', ');
+    throw Error(`Unknown tool ${q(name)}. The tools are: ${known}`);
+  }
+  const result = E(tool).execute(harden({ ...args }));
+  if (timeoutMs === undefined) {
+    return result;
+  }
+  return withTimeout(
+    result,
+    timeoutMs,
+    () => `Tool ${q(name)} did not answer within ${timeoutMs} ms`,
+  );
+};
+harden(executeTool);

@@ -1,0 +1,174 @@
+// One turn of the ReAct loop: ask the model, run the tool calls it makes,
+// feed the results back, and repeat until it answers without calling a
+// tool, the iteration cap is reached, or the agent is cancelled.
+import type { ChatMessage, Provider, ToolCall } from '../providers/types.js';
+import type { DiscoveredTools } from './tools.js';
+import { executeTool } from './tools.js';
+import { extractToolCallsFromContent, stripThinkBlocks } from './extract-tool-calls.js';
+import type { MakeCallId } from './extract-tool-calls.js';
+import { parseToolArguments } from './tool-arguments.js';
+import { errorAsText, resultAsText } from './result-text.js';
+import type { Logger } from './log.js';
+
+export interface TurnLimits {
+  readonly maxIterations: number;
+  readonly toolTimeoutMs: number;
+  readonly parallelTools: boolean;
+}
+
+export interface TurnDependencies {
+  readonly provider: Provider;
+  /** Fresh tools, for after a round of tool calls changed what exists. */
+  readonly discover: () => Promise<DiscoveredTools>;
+  readonly limits: TurnLimits;
+  /** Resolves (with the reason) once the agent is cancelled. */
+  readonly cancelled: Promise<Error>;
+  readonly makeCallId: MakeCallId;
+  readonly logger: Logger;
+  /** For log lines: which message this turn answers. */
+  readonly messageNumber?: bigint;
+}
+
+export type TurnOutcome =
+  | { readonly kind: 'answered'; readonly content: string; readonly iterations: number }
+  | { readonly kind: 'limit'; readonly iterations: number }
+  | { readonly kind: 'cancelled'; readonly iterations: number };
+
+const CANCELLED: unique symbol = Symbol('cancelled');
+
+/**
+ * The assistant message as it is kept in the transcript: think blocks
+ * stripped, embedded calls recovered, every call with a unique id and
+ * `type: 'function'`.
+ */
+const normalizeAssistant = (
+  message: ChatMessage,
+  makeCallId: MakeCallId,
+  usedIds: Set<string>,
+): { content: string; calls: ToolCall[] } => {
+  const raw = message.content ?? '';
+  let content = stripThinkBlocks(raw);
+  let calls: readonly ToolCall[] = message.tool_calls ?? [];
+  if (calls.length === 0 && raw.includes('<tool_call>')) {
+    const extracted = extractToolCallsFromContent(raw, makeCallId);
+    content = extracted.content;
+    calls = extracted.toolCalls;
+  }
+  const normalized = calls.map(call => {
+    let id = call.id;
+    if (typeof id !== 'string' || id === '' || usedIds.has(id)) {
+      id = makeCallId();
+    }
+    usedIds.add(id);
+    const args: unknown = call.function?.arguments;
+    return {
+      id,
+      type: 'function' as const,
+      function: {
+        name: String(call.function?.name ?? ''),
+        arguments: typeof args === 'string' ? args : JSON.stringify(args ?? {}),
+      },
+    };
+  });
+  return { content, calls: normalized };
+};
+
+type CallOutcome = { readonly stored: ToolCall; readonly result: ChatMessage };
+
+const runToolCall = async (
+  call: ToolCall,
+  tools: DiscoveredTools,
+  { limits, logger, messageNumber }: TurnDependencies,
+): Promise<CallOutcome> => {
+  const name = call.function.name;
+  const parsed = parseToolArguments(call.function.arguments);
+  // What the transcript keeps: never unparsable text, which would make a
+  // later request to a strict provider fail (upstream L3).
+  const stored: ToolCall = parsed.ok
+    ? call
+    : { ...call, function: { name, arguments: '{}' } };
+  const resultMessage = (content: string): ChatMessage => ({
+    role: 'tool',
+    content,
+    tool_call_id: call.id,
+    name,
+  });
+  if (!parsed.ok) {
+    logger.warn('tool-failed', { tool: name, message: messageNumber, error: parsed.error });
+    return { stored, result: resultMessage(errorAsText(parsed.error)) };
+  }
+  logger.event('tool-called', { tool: name, message: messageNumber });
+  logger.debug('tool-arguments', () => ({ tool: name, arguments: parsed.args }));
+  try {
+    const value = await executeTool(name, parsed.args, tools.toolMap, {
+      timeoutMs: limits.toolTimeoutMs,
+    });
+    const text = resultAsText(value);
+    logger.debug('tool-result', () => ({ tool: name, result: text }));
+    return { stored, result: resultMessage(text) };
+  } catch (error) {
+    const text = error instanceof Error ? error.message : String(error);
+    logger.warn('tool-failed', { tool: name, message: messageNumber, error: text });
+    return { stored, result: resultMessage(errorAsText(text)) };
+  }
+};
+
+const runToolCalls = async (
+  calls: readonly ToolCall[],
+  tools: DiscoveredTools,
+  deps: TurnDependencies,
+): Promise<CallOutcome[]> => {
+  if (deps.limits.parallelTools) {
+    return Promise.all(calls.map(call => runToolCall(call, tools, deps)));
+  }
+  const outcomes: CallOutcome[] = [];
+  for (const call of calls) {
+    // Sequential on purpose: FAE_PARALLEL_TOOLS=0 asks for one at a time.
+    // eslint-disable-next-line no-await-in-loop
+    outcomes.push(await runToolCall(call, tools, deps));
+  }
+  return outcomes;
+};
+
+/**
+ * Runs the loop on `transcript`, which must already end with the user
+ * turn. Assistant messages and tool results are appended to it. A failing
+ * model call rejects; the transcript is then still valid to continue.
+ */
+export const runTurn = async (
+  transcript: ChatMessage[],
+  initialTools: DiscoveredTools,
+  deps: TurnDependencies,
+): Promise<TurnOutcome> => {
+  const { provider, limits, cancelled, makeCallId, logger } = deps;
+  const stop: Promise<typeof CANCELLED> = cancelled.then(() => CANCELLED);
+  const usedIds = new Set<string>();
+  let tools = initialTools;
+  for (let iteration = 1; iteration <= limits.maxIterations; iteration += 1) {
+    logger.debug('transcript', () => transcript);
+    // eslint-disable-next-line no-await-in-loop
+    const response = await Promise.race([
+      provider.chat(harden([...transcript]), tools.schemas),
+      stop,
+    ]);
+    if (response === CANCELLED) {
+      return { kind: 'cancelled', iterations: iteration };
+    }
+    const { content, calls } = normalizeAssistant(response.message, makeCallId, usedIds);
+    if (calls.length === 0) {
+      transcript.push(harden({ role: 'assistant', content }));
+      return { kind: 'answered', content, iterations: iteration };
+    }
+    // eslint-disable-next-line no-await-in-loop
+    const outcomes = await runToolCalls(calls, tools, deps);
+    transcript.push(
+      harden({ role: 'assistant', content, tool_calls: outcomes.map(o => o.stored) }),
+      ...outcomes.map(o => harden(o.result)),
+    );
+    // Tools may have been adopted, removed or added meanwhile (F13).
+    // eslint-disable-next-line no-await-in-loop
+    tools = await deps.discover();
+  }
+  return { kind: 'limit', iterations: limits.maxIterations };
+};
+harden(runTurn);

@@ -1,0 +1,37 @@
+import test from 'ava';
+import { readFaeConfig } from '../src/config.js';
+
+test('defaults', t => {
+  t.deepEqual(readFaeConfig({}), {
+    maxIterations: 30,
+    toolTimeoutMs: 60000,
+    probeTimeoutMs: 5000,
+    parallelTools: true,
+    autoDismiss: true,
+    debug: false,
+  });
+});
+
+test('settings are read', t => {
+  const config = readFaeConfig({
+    FAE_MAX_ITERATIONS: '3',
+    FAE_TOOL_TIMEOUT_MS: '250',
+    FAE_PARALLEL_TOOLS: '0',
+    FAE_DEBUG: '1',
+  });
+  t.is(config.maxIterations, 3);
+  t.is(config.toolTimeoutMs, 250);
+  t.false(config.parallelTools);
+  t.true(config.debug);
+  t.true(Object.isFrozen(config));
+});
+
+test('bad values are clear errors', t => {
+  t.throws(() => readFaeConfig({ FAE_MAX_ITERATIONS: 'many' }), {
+    message: 'FAE_MAX_ITERATIONS must be a positive whole number, not "many"',
+  });
+  t.throws(() => readFaeConfig({ FAE_TOOL_TIMEOUT_MS: '-5' }), { message: /FAE_TOOL_TIMEOUT_MS/ });
+  t.throws(() => readFaeConfig({ FAE_PARALLEL_TOOLS: 'maybe' }), {
+    message: 'FAE_PARALLEL_TOOLS must be 1 or 0, not "maybe"',
+  });
+});

@@ -1,0 +1,112 @@
+// An in-process Provider for the agent's loop tests: each chat() call takes
+// the next scripted step and records what it was asked. (Provider adapters
+// themselves are tested over real HTTP in providers-*.test.ts.)
+//
+//   const llm = makeScriptedProvider([
+//     { toolCalls: [{ name: 'list', arguments: {} }] },
+//     { text: 'You have no pet names yet.' },
+//   ]);
+//   llm.requests[0].messages  // what fae sent on the first call
+import { makePromiseKit } from '@endo/promise-kit';
+import type { ChatMessage, ChatResult, Provider, ToolSchema } from '../../providers/types.js';
+
+export interface ScriptedCall {
+  readonly name: string;
+  /** An object (sent as JSON) or raw argument text (sent as is). */
+  readonly arguments?: Record<string, unknown> | string;
+  readonly id?: string;
+}
+
+export type ScriptedStep =
+  | { readonly text?: string; readonly toolCalls?: readonly ScriptedCall[] }
+  | { readonly error: string }
+  | { readonly hang: true };
+
+export type ScriptedReply = ScriptedStep | ((request: RecordedRequest) => ScriptedStep);
+
+export interface RecordedRequest {
+  readonly messages: readonly ChatMessage[];
+  readonly tools: readonly ToolSchema[];
+  /** The tool names offered, in order. */
+  readonly toolNames: readonly string[];
+}
+
+let idCounter = 0;
+
+const toResult = (step: ScriptedStep): ChatResult => {
+  if ('error' in step) {
+    throw Error(step.error);
+  }
+  if ('hang' in step) {
+    throw Error('unreachable');
+  }
+  const toolCalls = (step.toolCalls ?? []).map(call => {
+    idCounter += 1;
+    return {
+      id: call.id ?? `scripted_${idCounter}`,
+      type: 'function' as const,
+      function: {
+        name: call.name,
+        arguments:
+          typeof call.arguments === 'string'
+            ? call.arguments
+            : JSON.stringify(call.arguments ?? {}),
+      },
+    };
+  });
+  return harden({
+    message: {
+      role: 'assistant',
+      content: step.text ?? '',
+      ...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {}),
+    },
+  });
+};
+
+export const makeScriptedProvider = (script: readonly ScriptedReply[] = []) => {
+  const queue = [...script];
+  const requests: RecordedRequest[] = [];
+  const waiters: ((request: RecordedRequest) => void)[] = [];
+  const provider: Provider = {
+    kind: 'openai',
+    model: 'scripted',
+    chat: async (messages, tools) => {
+      const request: RecordedRequest = harden({
+        messages: JSON.parse(JSON.stringify(messages)),
+        tools: JSON.parse(JSON.stringify(tools)),
+        toolNames: tools.map(t => t.function.name),
+      });
+      requests.push(request);
+      for (const wake of waiters.splice(0)) wake(request);
+      const next = queue.shift();
+      if (next === undefined) {
+        throw Error(`the scripted model has no reply left for call ${requests.length}`);
+      }
+      const step = typeof next === 'function' ? next(request) : next;
+      if ('hang' in step) {
+        return new Promise<ChatResult>(() => {});
+      }
+      return toResult(step);
+    },
+  };
+  return {
+    provider,
+    requests,
+    /** Adds replies to the end of the script. */
+    push: (...replies: ScriptedReply[]) => {
+      queue.push(...replies);
+    },
+    /** Resolves when the model has been called `count` times in all. */
+    whenCalled: (count: number): Promise<RecordedRequest> => {
+      if (requests.length >= count) return Promise.resolve(requests[count - 1]);
+      const kit = makePromiseKit<RecordedRequest>();
+      const check = () => {
+        if (requests.length >= count) kit.resolve(requests[count - 1]);
+        else waiters.push(check);
+      };
+      waiters.push(check);
+      return kit.promise;
+    },
+    remaining: () => queue.length,
+  };
+};
