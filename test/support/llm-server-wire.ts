@@ -1,0 +1,332 @@
+// The wire formats of the three APIs, for the loopback LLM servers: building
+// reply and error bodies, and checking request bodies the way the real
+// servers do. See llm-server.ts for the scripting API.
+
+export type LlmKind = 'openai' | 'anthropic' | 'ollama';
+
+export interface ScriptedToolCall {
+  /** Defaults to a fresh id in the API's own style (none for Ollama). */
+  readonly id?: string;
+  readonly name: string;
+  /**
+   * An object, or a JSON text. A text is sent as is where the API carries
+   * text (OpenAI), so invalid JSON can be scripted; parsed where it carries
+   * objects (Anthropic, Ollama).
+   */
+  readonly arguments?: Readonly<Record<string, unknown>> | string;
+}
+
+export interface ScriptedReply {
+  readonly text?: string;
+  readonly toolCalls?: readonly ScriptedToolCall[];
+  /** Token counts to report; defaults to 10 in, 5 out; null reports none. */
+  readonly usage?: { readonly inputTokens: number; readonly outputTokens: number } | null;
+  /** 'max_tokens' scripts a reply cut off by the length limit. */
+  readonly stopReason?: 'end_turn' | 'tool_use' | 'max_tokens';
+}
+
+export interface ScriptedFailure {
+  readonly status: number;
+  /** A message, wrapped in the API's own error shape. */
+  readonly message?: string;
+  /** A raw JSON body, sent as is (overrides message). */
+  readonly body?: unknown;
+  readonly headers?: Readonly<Record<string, string>>;
+}
+
+/** What a responder returns: a reply, or a failure (it has a status). */
+export type Answer = ScriptedReply | ScriptedFailure;
+
+export const isFailure = (answer: Answer): answer is ScriptedFailure =>
+  typeof (answer as ScriptedFailure).status === 'number';
+
+export interface WireResponse {
+  readonly status: number;
+  readonly body: unknown;
+  readonly headers?: Readonly<Record<string, string>>;
+}
+
+type Json = Record<string, unknown>;
+
+const ANTHROPIC_ERROR_TYPES: Readonly<Record<number, string>> = {
+  400: 'invalid_request_error',
+  401: 'authentication_error',
+  403: 'permission_error',
+  404: 'not_found_error',
+  413: 'request_too_large',
+  429: 'rate_limit_error',
+  500: 'api_error',
+  529: 'overloaded_error',
+};
+
+const OPENAI_ERROR_TYPES: Readonly<Record<number, string>> = {
+  400: 'invalid_request_error',
+  401: 'invalid_request_error',
+  404: 'invalid_request_error',
+  429: 'rate_limit_error',
+  500: 'server_error',
+};
+
+/** An error body in the shape the API itself uses. */
+export const errorBody = (kind: LlmKind, status: number, message: string): unknown => {
+  switch (kind) {
+    case 'anthropic':
+      return {
+        type: 'error',
+        error: { type: ANTHROPIC_ERROR_TYPES[status] ?? 'api_error', message },
+      };
+    case 'openai':
+      return {
+        error: { message, type: OPENAI_ERROR_TYPES[status] ?? 'server_error', param: null, code: null },
+      };
+    default:
+      return { error: message };
+  }
+};
+
+export const failureResponse = (kind: LlmKind, failure: ScriptedFailure): WireResponse => ({
+  status: failure.status,
+  body:
+    failure.body !== undefined
+      ? failure.body
+      : errorBody(kind, failure.status, failure.message ?? `scripted failure (HTTP ${failure.status})`),
+  ...(failure.headers ? { headers: failure.headers } : {}),
+});
+
+const argumentsObject = (args: ScriptedToolCall['arguments']): Json => {
+  if (typeof args !== 'string') {
+    return { ...(args ?? {}) };
+  }
+  try {
+    const value: unknown = JSON.parse(args);
+    return typeof value === 'object' && value !== null ? (value as Json) : {};
+  } catch {
+    return {};
+  }
+};
+
+const argumentsText = (args: ScriptedToolCall['arguments']): string =>
+  typeof args === 'string' ? args : JSON.stringify(args ?? {});
+
+/** Hands out ids and numbers, so each server's replies are distinct. */
+export interface Counter {
+  next(): number;
+}
+
+/** A successful reply body for the API of `kind`. */
+export const replyBody = (kind: LlmKind, reply: ScriptedReply, model: string, counter: Counter): unknown => {
+  const calls = reply.toolCalls ?? [];
+  const usage = reply.usage === undefined ? { inputTokens: 10, outputTokens: 5 } : reply.usage;
+  const stop = reply.stopReason ?? (calls.length > 0 ? 'tool_use' : 'end_turn');
+  const n = counter.next();
+  switch (kind) {
+    case 'openai':
+      return {
+        id: `chatcmpl-${n}`,
+        object: 'chat.completion',
+        created: 1_700_000_000 + n,
+        model,
+        choices: [
+          {
+            index: 0,
+            message: {
+              role: 'assistant',
+              content: reply.text ?? (calls.length > 0 ? null : ''),
+              refusal: null,
+              ...(calls.length > 0
+                ? {
+                    tool_calls: calls.map(call => ({
+                      id: call.id ?? `call_${counter.next()}`,
+                      type: 'function',
+                      function: { name: call.name, arguments: argumentsText(call.arguments) },
+                    })),
+                  }
+                : {}),
+            },
+            finish_reason: { end_turn: 'stop', tool_use: 'tool_calls', max_tokens: 'length' }[stop],
+            logprobs: null,
+          },
+        ],
+        ...(usage
+          ? {
+              usage: {
+                prompt_tokens: usage.inputTokens,
+                completion_tokens: usage.outputTokens,
+                total_tokens: usage.inputTokens + usage.outputTokens,
+              },
+            }
+          : {}),
+      };
+    case 'anthropic':
+      return {
+        id: `msg_${n}`,
+        type: 'message',
+        role: 'assistant',
+        model,
+        content: [
+          ...(reply.text ? [{ type: 'text', text: reply.text }] : []),
+          ...calls.map(call => ({
+            type: 'tool_use',
+            id: call.id ?? `toolu_${counter.next()}`,
+            name: call.name,
+            input: argumentsObject(call.arguments),
+          })),
+        ],
+        stop_reason: stop,
+        stop_sequence: null,
+        ...(usage ? { usage: { input_tokens: usage.inputTokens, output_tokens: usage.outputTokens } } : {}),
+      };
+    default:
+      return {
+        model,
+        created_at: new Date(Date.UTC(2025, 0, 1, 0, 0, n)).toISOString(),
+        message: {
+          role: 'assistant',
+          content: reply.text ?? '',
+          ...(calls.length > 0
+            ? {
+                tool_calls: calls.map(call => ({
+                  ...(call.id ? { id: call.id } : {}),
+                  function: { name: call.name, arguments: argumentsObject(call.arguments) },
+                })),
+              }
+            : {}),
+        },
+        done: true,
+        done_reason: stop === 'max_tokens' ? 'length' : 'stop',
+        total_duration: 1000,
+        ...(usage ? { prompt_eval_count: usage.inputTokens, eval_count: usage.outputTokens } : {}),
+      };
+  }
+};
+
+// Request checks. Each returns the first problem, or undefined. They follow
+// what the real APIs reject, and for Anthropic are a little stricter (turns
+// must alternate), because our adapter promises that shape.
+
+const isObject = (value: unknown): value is Json =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+const checkOpenAI = (body: Json): string | undefined => {
+  if (typeof body.model !== 'string' || body.model === '') return 'model: a non-empty string is required';
+  if (!Array.isArray(body.messages) || body.messages.length === 0) return 'messages: a non-empty array is required';
+  const messages = body.messages as Json[];
+  let open: Set<string> | undefined;
+  for (const [i, m] of messages.entries()) {
+    if (!isObject(m)) return `messages[${i}]: must be an object`;
+    if (m.role === 'tool') {
+      if (!open) return `messages[${i}]: messages with role 'tool' must be a response to a preceding message with 'tool_calls'`;
+      if (typeof m.tool_call_id !== 'string' || !open.has(m.tool_call_id))
+        return `messages[${i}]: tool_call_id ${JSON.stringify(m.tool_call_id)} answers no pending tool call`;
+      if (typeof m.content !== 'string') return `messages[${i}]: content must be a string`;
+      open.delete(m.tool_call_id);
+      continue;
+    }
+    if (open && open.size > 0)
+      return `messages[${i}]: an assistant message with 'tool_calls' must be followed by tool messages responding to each 'tool_call_id' (missing ${[...open].join(', ')})`;
+    open = undefined;
+    if (!['system', 'user', 'assistant', 'developer'].includes(m.role as string)) return `messages[${i}]: unknown role ${JSON.stringify(m.role)}`;
+    if (m.role === 'assistant' && Array.isArray(m.tool_calls) && m.tool_calls.length > 0) {
+      open = new Set();
+      for (const call of m.tool_calls as Json[]) {
+        const fn = call.function as Json | undefined;
+        if (call.type !== 'function' || !isObject(fn) || typeof fn.name !== 'string' || typeof fn.arguments !== 'string' || typeof call.id !== 'string')
+          return `messages[${i}].tool_calls: each needs id, type 'function', function.name and function.arguments (a string)`;
+        open.add(call.id);
+      }
+      if (m.content !== null && typeof m.content !== 'string') return `messages[${i}]: content must be a string or null`;
+    } else if (typeof m.content !== 'string') {
+      return `messages[${i}]: content must be a string`;
+    }
+  }
+  if (open && open.size > 0) return `messages: tool calls left unanswered (${[...open].join(', ')})`;
+  return undefined;
+};
+
+const blocksOf = (content: unknown): Json[] | undefined => {
+  if (typeof content === 'string') return content === '' ? undefined : [{ type: 'text', text: content }];
+  return Array.isArray(content) && content.length > 0 ? (content as Json[]) : undefined;
+};
+
+const checkAnthropic = (body: Json, headers: Readonly<Record<string, string>>): string | undefined => {
+  if (!headers['anthropic-version']) return 'anthropic-version: header is required';
+  if (!headers['x-api-key'] && !headers.authorization) return 'authentication: x-api-key or authorization header is required';
+  if (typeof body.model !== 'string' || body.model === '') return 'model: a non-empty string is required';
+  if (!Number.isSafeInteger(body.max_tokens) || (body.max_tokens as number) < 1) return 'max_tokens: a positive integer is required';
+  if (body.system !== undefined && typeof body.system !== 'string' && !Array.isArray(body.system)) return 'system: must be a string or a list of blocks';
+  if (!Array.isArray(body.messages) || body.messages.length === 0) return 'messages: a non-empty array is required';
+  const messages = body.messages as Json[];
+  let pending: Set<string> = new Set();
+  for (const [i, m] of messages.entries()) {
+    const expected = i % 2 === 0 ? 'user' : 'assistant';
+    if (m.role !== expected) return `messages[${i}]: roles must alternate starting with user; got ${JSON.stringify(m.role)}`;
+    const blocks = blocksOf(m.content);
+    if (!blocks) return `messages[${i}]: content must be a non-empty string or a non-empty list of blocks`;
+    const answered = new Set<string>();
+    const uses = new Set<string>();
+    for (const [j, block] of blocks.entries()) {
+      const at = `messages[${i}].content[${j}]`;
+      switch (block.type) {
+        case 'text':
+          if (typeof block.text !== 'string' || block.text === '') return `${at}: text content blocks must be non-empty`;
+          break;
+        case 'tool_use':
+          if (m.role !== 'assistant') return `${at}: tool_use is only allowed in assistant messages`;
+          if (typeof block.id !== 'string' || typeof block.name !== 'string' || !isObject(block.input))
+            return `${at}: tool_use needs id, name and an object input`;
+          uses.add(block.id);
+          break;
+        case 'tool_result':
+          if (m.role !== 'user') return `${at}: tool_result is only allowed in user messages`;
+          if (typeof block.tool_use_id !== 'string' || !pending.has(block.tool_use_id))
+            return `${at}: unexpected tool_use_id ${JSON.stringify(block.tool_use_id)}: tool_result blocks must answer a tool_use in the previous message`;
+          answered.add(block.tool_use_id);
+          break;
+        default:
+          return `${at}: unknown block type ${JSON.stringify(block.type)}`;
+      }
+    }
+    if (m.role === 'user') {
+      const missing = [...pending].filter(id => !answered.has(id));
+      if (missing.length > 0) return `messages[${i}]: tool_use ids were found without tool_result blocks immediately after: ${missing.join(', ')}`;
+    }
+    pending = uses;
+  }
+  if (Array.isArray(body.tools)) {
+    for (const [i, tool] of (body.tools as Json[]).entries()) {
+      if (typeof tool.name !== 'string' || !isObject(tool.input_schema)) return `tools[${i}]: needs name and input_schema`;
+    }
+  }
+  return undefined;
+};
+
+const checkOllama = (body: Json): string | undefined => {
+  if (typeof body.model !== 'string' || body.model === '') return 'model is required';
+  if (!Array.isArray(body.messages)) return 'messages must be an array';
+  for (const [i, m] of (body.messages as Json[]).entries()) {
+    if (typeof m.role !== 'string' || typeof m.content !== 'string') return `messages[${i}]: role and content (strings) are required`;
+    for (const call of (m.tool_calls ?? []) as Json[]) {
+      const fn = call.function as Json | undefined;
+      if (!isObject(fn) || typeof fn.name !== 'string' || !isObject(fn.arguments))
+        return `messages[${i}].tool_calls: function.name and function.arguments (an object) are required`;
+    }
+  }
+  return undefined;
+};
+
+/** The problem a real server would answer 400 for, if any. */
+export const checkChatRequest = (
+  kind: LlmKind,
+  body: unknown,
+  headers: Readonly<Record<string, string>>,
+): string | undefined => {
+  if (!isObject(body)) return 'the body must be a JSON object';
+  switch (kind) {
+    case 'openai':
+      return checkOpenAI(body);
+    case 'anthropic':
+      return checkAnthropic(body, headers);
+    default:
+      return checkOllama(body);
+  }
+};

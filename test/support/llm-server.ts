@@ -1,0 +1,274 @@
+/**
+ * Loopback LLM servers for tests: real HTTP on 127.0.0.1, speaking the real
+ * wire protocol of each API, so providers are exercised through the official
+ * SDKs. No SDK class is mocked.
+ *
+ *   kind         chat endpoint             server.url (use as LAL_HOST)
+ *   'openai'     POST …/chat/completions    http://127.0.0.1:PORT/v1
+ *   'anthropic'  POST …/v1/messages         http://127.0.0.1:PORT/anthropic.com
+ *   'ollama'     POST /api/chat             http://127.0.0.1:PORT
+ *
+ * Each url is chosen so that LAL_HOST=server.url alone selects the right
+ * provider (the Anthropic one carries 'anthropic.com' in its path). Also
+ * served: GET …/models (openai, anthropic), GET /api/tags, /api/version and /
+ * (ollama). Responses are plain JSON, not streamed.
+ *
+ * Scripting: each chat request takes the next step from a queue.
+ *
+ *   server.reply({ text: 'Hello' })                         // assistant text
+ *   server.reply({ toolCalls: [{ name: 'greet', arguments: { name: 'Ada' } }] })
+ *   server.reply({ text, toolCalls, usage: { inputTokens, outputTokens }, stopReason: 'max_tokens' })
+ *   server.fail(429, 'slow down', { 'retry-after': '2' })  // message in the API's error shape
+ *   server.fail(500)                                        // default message
+ *   server.fail(400, { custom: 'raw JSON body' })           // an object is sent as is
+ *   server.respond(request => ({ text: `saw ${request.body.messages.length}` }))  // one step, may be async
+ *   server.otherwise({ text: 'always this' })               // when the queue is empty (a step or a function)
+ *
+ * The calls chain. With an empty queue and no `otherwise`, a chat request is
+ * answered 500 with "no scripted reply", which shows up in the test. A chat
+ * request the real API would reject (a tool result answering no call, empty
+ * Anthropic text blocks, turns out of order, …) is answered 400 with the
+ * reason, without using a step; pass { strict: false } to turn that off.
+ *
+ * Inspecting: `server.requests` lists every request received (method, path,
+ * lowercase headers, parsed JSON body, raw text); `server.chatRequests` only
+ * the chat ones; `server.pending` counts unused steps. `server.env(extra)`
+ * gives { LAL_HOST, LAL_AUTH_TOKEN: TEST_TOKEN, ...extra } for createProvider.
+ * Always `await server.close()` (t.teardown).
+ *
+ *   const server = await startLlmServer('openai');
+ *   t.teardown(() => server.close());
+ *   server
+ *     .reply({ toolCalls: [{ name: 'greet', arguments: { name: 'Ada' } }] })
+ *     .reply({ text: 'Greeted Ada.' });
+ *   const provider = createProvider(server.env());
+ *   const first = await provider.chat([{ role: 'user', content: 'greet Ada' }], tools);
+ *   // … run the tool, append the assistant message and the tool result …
+ *   t.deepEqual(server.chatRequests[1].body.messages.at(-1), { role: 'tool', … });
+ *
+ * `closedLoopbackUrl(kind)` gives a url whose port nothing listens on, for
+ * "cannot reach" tests.
+ */
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import {
+  checkChatRequest,
+  errorBody,
+  failureResponse,
+  isFailure,
+  replyBody,
+  type Answer,
+  type LlmKind,
+  type ScriptedFailure,
+  type ScriptedReply,
+  type WireResponse,
+} from './llm-server-wire.js';
+
+export type { Answer, LlmKind, ScriptedFailure, ScriptedReply, ScriptedToolCall } from './llm-server-wire.js';
+
+/** The token server.env() hands out. */
+export const TEST_TOKEN = 'sk-loopback-test-token-0123456789';
+
+export interface RecordedRequest {
+  readonly method: string;
+  /** Path and query, e.g. '/v1/chat/completions'. */
+  readonly path: string;
+  /** Lowercase names, as node:http gives them. */
+  readonly headers: Readonly<Record<string, string>>;
+  /** The parsed JSON body, or undefined when there is none or it is not JSON. */
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- tests index into wire JSON freely.
+  readonly body: any;
+  readonly text: string;
+  /** True for the kind's chat endpoint. */
+  readonly chat: boolean;
+}
+
+export type Responder = (request: RecordedRequest) => Answer | Promise<Answer>;
+type Step = Answer | Responder;
+
+export interface LlmServer {
+  readonly kind: LlmKind;
+  /** The exact LAL_HOST value for this server. */
+  readonly url: string;
+  readonly port: number;
+  readonly requests: readonly RecordedRequest[];
+  readonly chatRequests: readonly RecordedRequest[];
+  /** Scripted steps not used yet. */
+  readonly pending: number;
+  reply(reply: ScriptedReply): LlmServer;
+  fail(status: number, messageOrBody?: string | object, headers?: Readonly<Record<string, string>>): LlmServer;
+  respond(responder: Responder): LlmServer;
+  otherwise(step: Step | undefined): LlmServer;
+  env(extra?: Readonly<Record<string, string>>): Record<string, string>;
+  close(): Promise<void>;
+}
+
+export interface LlmServerOptions {
+  /** Answer 400 to chat requests the real API would reject (default true). */
+  readonly strict?: boolean;
+  /** The model named in replies when the request names none. */
+  readonly model?: string;
+}
+
+const CHAT_PATHS: Readonly<Record<LlmKind, (path: string) => boolean>> = {
+  openai: path => path.endsWith('/chat/completions'),
+  anthropic: path => path.endsWith('/v1/messages'),
+  ollama: path => path.endsWith('/api/chat'),
+};
+
+const URL_SUFFIX: Readonly<Record<LlmKind, string>> = {
+  openai: '/v1',
+  anthropic: '/anthropic.com',
+  ollama: '',
+};
+
+const readBody = (req: IncomingMessage) =>
+  new Promise<string>((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    req.on('error', reject);
+  });
+
+const record = (req: IncomingMessage, text: string, kind: LlmKind): RecordedRequest => {
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(req.headers)) {
+    if (value !== undefined) {
+      headers[name] = Array.isArray(value) ? value.join(', ') : value;
+    }
+  }
+  let body: unknown;
+  try {
+    body = text === '' ? undefined : JSON.parse(text);
+  } catch {
+    body = undefined;
+  }
+  const path = req.url ?? '/';
+  const method = req.method ?? 'GET';
+  return { method, path, headers, body, text, chat: method === 'POST' && CHAT_PATHS[kind](path.split('?')[0]) };
+};
+
+const send = (res: ServerResponse, response: WireResponse) => {
+  const text = typeof response.body === 'string' ? response.body : JSON.stringify(response.body);
+  res.writeHead(response.status, {
+    'content-type': typeof response.body === 'string' ? 'text/plain' : 'application/json',
+    ...response.headers,
+  });
+  res.end(text);
+};
+
+/** Answers to the non-chat endpoints the SDKs or setup code may probe. */
+const sideEndpoint = (kind: LlmKind, request: RecordedRequest, model: string): WireResponse | undefined => {
+  if (request.method !== 'GET') return undefined;
+  const path = request.path.split('?')[0];
+  if (kind === 'ollama') {
+    if (path === '/') return { status: 200, body: 'Ollama is running' };
+    if (path === '/api/version') return { status: 200, body: { version: '0.6.4' } };
+    if (path === '/api/tags') return { status: 200, body: { models: [{ name: model, model }] } };
+    return undefined;
+  }
+  if (path.endsWith('/models')) {
+    return { status: 200, body: { object: 'list', data: [{ id: model, object: 'model', type: 'model' }] } };
+  }
+  return undefined;
+};
+
+export const startLlmServer = async (kind: LlmKind, options: LlmServerOptions = {}): Promise<LlmServer> => {
+  const strict = options.strict ?? true;
+  const defaultModel = options.model ?? 'test-model';
+  const queue: Step[] = [];
+  const requests: RecordedRequest[] = [];
+  let fallback: Step | undefined;
+  let count = 0;
+  const counter = { next: () => (count += 1) };
+
+  const answerChat = async (request: RecordedRequest): Promise<WireResponse> => {
+    const problem = strict ? checkChatRequest(kind, request.body, request.headers) : undefined;
+    if (problem !== undefined) {
+      return { status: 400, body: errorBody(kind, 400, problem) };
+    }
+    const step = queue.length > 0 ? queue.shift() : fallback;
+    if (step === undefined) {
+      return {
+        status: 500,
+        body: errorBody(kind, 500, `llm-server: no scripted reply for chat request ${requests.filter(r => r.chat).length}`),
+      };
+    }
+    const answer = typeof step === 'function' ? await step(request) : step;
+    if (isFailure(answer)) {
+      return failureResponse(kind, answer);
+    }
+    const model = typeof request.body?.model === 'string' ? request.body.model : defaultModel;
+    return { status: 200, body: replyBody(kind, answer, model, counter) };
+  };
+
+  const handle = async (req: IncomingMessage, res: ServerResponse) => {
+    const request = harden(record(req, await readBody(req), kind));
+    requests.push(request);
+    if (request.chat) {
+      send(res, await answerChat(request));
+      return;
+    }
+    send(res, sideEndpoint(kind, request, defaultModel) ?? { status: 404, body: errorBody(kind, 404, `no route for ${request.method} ${request.path}`) });
+  };
+
+  const server = createServer((req, res) => {
+    handle(req, res).catch(error => {
+      send(res, { status: 500, body: errorBody(kind, 500, `llm-server: responder threw: ${String(error)}`) });
+    });
+  });
+  await new Promise<void>(resolve => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  const url = `http://127.0.0.1:${port}${URL_SUFFIX[kind]}`;
+
+  const self: LlmServer = {
+    kind,
+    url,
+    port,
+    get requests() {
+      return [...requests];
+    },
+    get chatRequests() {
+      return requests.filter(r => r.chat);
+    },
+    get pending() {
+      return queue.length;
+    },
+    reply(reply) {
+      queue.push(reply);
+      return self;
+    },
+    fail(status, messageOrBody, headers) {
+      const failure: ScriptedFailure =
+        typeof messageOrBody === 'string' || messageOrBody === undefined
+          ? { status, message: messageOrBody, headers }
+          : { status, body: messageOrBody, headers };
+      queue.push(failure);
+      return self;
+    },
+    respond(responder) {
+      queue.push(responder);
+      return self;
+    },
+    otherwise(step) {
+      fallback = step;
+      return self;
+    },
+    env(extra = {}) {
+      return { LAL_HOST: url, LAL_AUTH_TOKEN: TEST_TOKEN, ...extra };
+    },
+    close() {
+      server.closeAllConnections();
+      return new Promise<void>((resolve, reject) => server.close(error => (error ? reject(error) : resolve())));
+    },
+  };
+  return self;
+};
+
+/** A url of the given kind's shape on a loopback port that nothing listens on. */
+export const closedLoopbackUrl = async (kind: LlmKind): Promise<string> => {
+  const server = await startLlmServer(kind);
+  const { url } = server;
+  await server.close();
+  return url;
+};
