@@ -39,6 +39,9 @@ const errorCode = (error: unknown) =>
     ? (error as { code: unknown }).code
     : undefined;
 
+const isSymlink = async (p: string) =>
+  (await fs.promises.lstat(p).catch(() => undefined))?.isSymbolicLink() ?? false;
+
 /** True when `candidate` is `root` or lies below it (both absolute, real). */
 export const isWithin = (root: string, candidate: string) => {
   const rel = path.relative(root, candidate);
@@ -105,6 +108,11 @@ export const makeFsRoot = (rootDir: string, origin: RootOrigin = 'given'): FsRoo
       `${q(userPath)} is outside the root ${q(root)}; use a path inside it, such as a path relative to the root`,
     );
 
+  const leadsOutside = (userPath: string) =>
+    Error(
+      `${q(userPath)} leads outside the root ${q(root)} through a symlink; only paths whose real location is inside the root can be used`,
+    );
+
   // The lexical check comes first so that nothing outside the root is even
   // probed (no answers of the form "exists" / "does not exist" about it).
   const lexical = (userPath: string) => {
@@ -123,11 +131,7 @@ export const makeFsRoot = (rootDir: string, origin: RootOrigin = 'given'): FsRoo
     } catch (error) {
       throw explainFsError(error, userPath);
     }
-    if (!isWithin(root, real)) {
-      throw Error(
-        `${q(userPath)} leads outside the root ${q(root)} through a symlink; only paths whose real location is inside the root can be used`,
-      );
-    }
+    if (!isWithin(root, real)) throw leadsOutside(userPath);
     return real;
   };
 
@@ -149,12 +153,32 @@ export const makeFsRoot = (rootDir: string, origin: RootOrigin = 'given'): FsRoo
         await fs.promises.lstat(existing);
         break;
       } catch (error) {
-        if (errorCode(error) !== 'ENOENT') throw explainFsError(error, userPath);
+        // ENOTDIR: a file stands where a directory should be; walking up
+        // finds it, and the check below says so plainly.
+        const code = errorCode(error);
+        if (code !== 'ENOENT' && code !== 'ENOTDIR') throw explainFsError(error, userPath);
         missing.unshift(path.basename(existing));
         existing = path.dirname(existing);
       }
     }
-    const real = await realInside(userPath, existing);
+    let real: string;
+    try {
+      real = await fs.promises.realpath(existing);
+    } catch (error) {
+      // The nearest existing entry may be a dangling symlink: writing
+      // through it would create its target, wherever that is. Never do it,
+      // and say where it leads when that is outside.
+      if (errorCode(error) === 'ENOENT' && (await isSymlink(existing))) {
+        const link = await fs.promises.readlink(existing);
+        const target = path.resolve(path.dirname(existing), link);
+        if (!isWithin(root, target)) throw leadsOutside(userPath);
+        throw Error(
+          `${q(userPath)} goes through a symlink to ${q(path.relative(root, target))}, which does not exist; write to that path instead`,
+        );
+      }
+      throw explainFsError(error, userPath);
+    }
+    if (!isWithin(root, real)) throw leadsOutside(userPath);
     if (missing.length > 0) {
       const parent = await fs.promises.stat(real);
       if (!parent.isDirectory()) {

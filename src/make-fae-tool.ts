@@ -148,7 +148,7 @@ export const makeFaeTool = <
   const { name, description, parameters, required, help, execute } = spec;
   for (const key of required) {
     if (!(key in parameters)) {
-      throw Error(`${q(name)} requires ${q(key)}, which is not among its parameters`);
+      throw Error(`${name}: requires ${q(key)}, which is not among its parameters`);
     }
   }
   const schema: FunctionSchema = harden({
@@ -174,7 +174,7 @@ export const makeFaeTool = <
         throw withToolName(name, error);
       }
       if (typeof result !== 'string') {
-        throw Error(`${q(name)} returned ${q(typeof result)} instead of a string`);
+        throw Error(`${name}: returned ${q(typeof result)} instead of a string`);
       }
       return result;
     },
