@@ -1,0 +1,205 @@
+// Assembles the local daemon: kernel, formulas, the root host, workers
+// behind CapTP connections, caplets, garbage collection, restart and stop.
+import { E, Far } from '@endo/far';
+import { makeExo } from '@endo/exo';
+import type { Formula, Kernel } from './kernel.js';
+import type { LocalDaemon, LocalDaemonOptions, MakeCaplet, MakeCapletOptions, Presence } from './types.js';
+import { makeKernel } from './kernel.js';
+import { makeFormulator } from './formulate.js';
+import { makeInstrumentation } from './instrument.js';
+import { makeConnection, type Connection } from './connection.js';
+import { makeWorkerBootstrap } from './worker.js';
+import { makeCapletRunner } from './caplets.js';
+import { collectGarbage } from './gc.js';
+import { makeGuestExo, makeHostExo, type AgentPowers, type HostInternals } from './agent.js';
+import { makeDirectoryExo } from './directory-exo.js';
+import { makeStoreHub } from './hubs.js';
+import { makeMailHub, makeMessageHub } from './mail-hub.js';
+import { HandleInterface } from './interfaces.js';
+import type { FollowerControl } from './follow.js';
+import type { PendingRequest } from './mail.js';
+import type { MessageRecord } from './mailbox-state.js';
+import { agentDocs, hostDocs, makeHelp } from './help.js';
+import { makeValueMarshal } from './value-marshal.js';
+
+const notAllowed = () => {
+  throw Error('not allowed');
+};
+
+/** NONE: an object with every agent method, each of which throws. */
+const makeLeastAuthority = () =>
+  Far(
+    'EndoGuest',
+    Object.fromEntries(Object.keys(hostDocs).map(name => [name, notAllowed])),
+  );
+
+// Lets the daemon's own code yield to CapTP so a cancellation reaches the
+// worker before its connection is severed.
+const settleTurns = () => new Promise<void>(resolve => setTimeout(resolve, 0));
+
+export const makeLocalDaemon = (options: LocalDaemonOptions = {}): LocalDaemon => {
+  const kernel: Kernel = makeKernel();
+  const transientRoots = new Set<string>();
+  const followers = new Set<FollowerControl>();
+  const requests = new Map<string, PendingRequest>();
+  const localMakes = new Map<string, MakeCaplet>();
+  const workers = new Map<string, Connection>();
+  let stopped = false;
+
+  const workerFor = (workerId: string): Connection => {
+    let connection = workers.get(workerId);
+    if (connection === undefined) {
+      connection = makeConnection('worker', Far('EndoDaemon', {}), makeWorkerBootstrap(localMakes));
+      workers.set(workerId, connection);
+    }
+    return connection;
+  };
+
+  const runner = makeCapletRunner(kernel, workerFor);
+  const formulator = makeFormulator(kernel);
+  let rootHostId = '';
+
+  const collect = () => {
+    collectGarbage(kernel, [rootHostId, ...transientRoots], (id, formula) => {
+      if (formula.type === 'make-unconfined') void runner.cancel(id, Error('Collected formula'));
+    });
+  };
+  const instrumentation = makeInstrumentation(options.latencyMs ?? 0, () => {
+    if (!stopped) collect();
+  });
+  const { instrument } = instrumentation;
+
+  const powers: AgentPowers = harden({
+    kernel,
+    instrument,
+    formulator,
+    post: harden({
+      requests,
+      instrument,
+      track: (control: FollowerControl) => {
+        followers.add(control);
+        return () => {
+          followers.delete(control);
+        };
+      },
+    }),
+    runner,
+    transientRoots,
+  });
+
+  const openMessage = (record: MessageRecord) =>
+    makeDirectoryExo(kernel, instrument, makeMessageHub(kernel, record), formulator.directory, 'A message.');
+
+  const valueMarshal = makeValueMarshal(kernel);
+  let rootHostInternals: HostInternals | undefined;
+  kernel.setMaker((id: string, formula: Formula) => {
+    switch (formula.type) {
+      case 'host': {
+        const { exo, internals } = makeHostExo(id, formula, powers);
+        if (id === rootHostId) rootHostInternals = internals;
+        return exo;
+      }
+      case 'guest':
+        return makeGuestExo(id, formula, powers);
+      case 'handle':
+        return makeExo('Handle', HandleInterface, {});
+      case 'directory':
+        return makeDirectoryExo(kernel, instrument, makeStoreHub(kernel, formula.store), formulator.directory);
+      case 'mail-hub': {
+        const agent = kernel.formulaOf(formula.agent);
+        if (agent.type !== 'host' && agent.type !== 'guest') throw Error('A mail hub needs an agent');
+        return makeDirectoryExo(kernel, instrument, makeMailHub(agent.mailbox, openMessage), formulator.directory, 'Messages.');
+      }
+      case 'marshal':
+        return valueMarshal.fromCapData({ body: formula.body, slots: [...formula.slots] });
+      case 'make-unconfined':
+        return runner.incarnate(id, formula);
+      case 'least-authority':
+        return makeLeastAuthority();
+      case 'endo':
+        return Far('Endo', { help: () => makeHelp('The Endo daemon.', {})() });
+      case 'worker':
+        return Far('EndoWorker', {});
+      case 'pet-inspector':
+        return Far('PetInspector', { help: () => makeHelp('Pet name inspector.', agentDocs)() });
+      default:
+        throw Error('Unknown formula type');
+    }
+  });
+
+  rootHostId = formulator.host().agentId;
+  const hostExo = kernel.provide(rootHostId) as object;
+  // The test's (or `endo run`'s) own connection to the daemon.
+  const exported = new Map<number, unknown>();
+  let nextNonce = 0;
+  const client = makeConnection(
+    'client',
+    Far('EndoBootstrap', {
+      host: () => hostExo,
+      getRef: (nonce: number) => {
+        const value = exported.get(nonce);
+        exported.delete(nonce);
+        return value;
+      },
+    }),
+    Far('EndoClient', {}),
+  );
+  const toClient = (value: unknown): Promise<Presence> => {
+    nextNonce += 1;
+    exported.set(nextNonce, value);
+    return E(client.nearBootstrap as Promise<{ getRef(nonce: number): Presence }>).getRef(nextNonce);
+  };
+  const hostPresence = E(client.nearBootstrap as Promise<{ host(): Presence }>).host();
+
+  const killWorkers = async (reason: Error) => {
+    await Promise.all(runner.live().map(id => runner.cancel(id, reason)));
+    for (const follower of [...followers]) follower.kill(reason);
+    await settleTurns();
+    for (const connection of workers.values()) connection.abort(reason);
+    workers.clear();
+  };
+
+  let nextLocal = 0;
+
+  return harden({
+    get host() {
+      return hostPresence;
+    },
+    makeCaplet: async (make: MakeCaplet, capletOptions: MakeCapletOptions = {}) => {
+      nextLocal += 1;
+      const key = `local-caplet-${nextLocal}`;
+      localMakes.set(key, make);
+      const internals = rootHostInternals as HostInternals;
+      const value = await internals.makeCapletFormula({
+        workerName: capletOptions.workerName ?? 'MAIN',
+        specifier: undefined,
+        local: key,
+        powersName: capletOptions.powersName ?? 'NONE',
+        resultName: capletOptions.resultName,
+        env: capletOptions.env ?? {},
+      });
+      collect();
+      return toClient(value);
+    },
+    restart: async () => {
+      await killWorkers(Error('Daemon restarted'));
+      for (const formula of kernel.formulas.values()) {
+        if (formula.type === 'host' || formula.type === 'guest') formula.mailbox.restore();
+      }
+      collect();
+      // Upstream revives a caplet lazily, when something provides it; we
+      // make every reachable caplet again at once so tests can await it.
+      const caplets = [...kernel.formulas.entries()].filter(([, formula]) => formula.type === 'make-unconfined');
+      await Promise.allSettled(caplets.map(([id]) => kernel.provide(id)));
+    },
+    stop: async () => {
+      stopped = true;
+      await killWorkers(Error('Daemon stopped'));
+      client.abort(Error('Daemon stopped'));
+    },
+    callCounts: instrumentation.callCounts,
+    resetCallCounts: instrumentation.resetCallCounts,
+    setLatency: instrumentation.setLatency,
+  });
+};
+harden(makeLocalDaemon);

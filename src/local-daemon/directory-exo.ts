@@ -1,0 +1,38 @@
+// The far face of a name hub: an exo with the directory methods, guarded,
+// instrumented, and registered with the kernel so paths can walk through it.
+import { makeExo } from '@endo/exo';
+import type { Hub, Kernel } from './kernel.js';
+import type { Instrument } from './instrument.js';
+import { DirectoryInterface } from './interfaces.js';
+import { makeDirectoryOps } from './directory.js';
+import { directoryDocs, makeHelp } from './help.js';
+
+export const makeDirectoryExo = (
+  kernel: Kernel,
+  instrument: Instrument,
+  hub: Hub,
+  formulateDirectory: () => string,
+  summary = 'A directory of pet names.',
+): object => {
+  const ops = makeDirectoryOps(kernel, hub, formulateDirectory);
+  const help = makeHelp(summary, directoryDocs);
+  const exo = makeExo('EndoDirectory', DirectoryInterface, {
+    help: instrument('help', async (methodName?: string) => help(methodName)),
+    has: instrument('has', ops.has),
+    identify: instrument('identify', ops.identify),
+    reverseIdentify: instrument('reverseIdentify', ops.reverseIdentify),
+    locate: instrument('locate', ops.locate),
+    list: instrument('list', ops.list),
+    listIdentifiers: instrument('listIdentifiers', ops.listIdentifiers),
+    lookup: instrument('lookup', ops.lookup),
+    reverseLookup: instrument('reverseLookup', ops.reverseLookup),
+    write: instrument('write', ops.write),
+    remove: instrument('remove', ops.remove),
+    move: instrument('move', ops.move),
+    copy: instrument('copy', ops.copy),
+    makeDirectory: instrument('makeDirectory', ops.makeDirectory),
+  });
+  kernel.setHub(exo, hub);
+  return exo;
+};
+harden(makeDirectoryExo);

@@ -1,0 +1,80 @@
+// Creating formulas (the daemon's "formulate*"): directories, guests and
+// hosts with their handles, pet stores, mailboxes and special-name tables.
+import type { AgentFormula, Kernel } from './kernel.js';
+import { makePetStore } from './pet-store.js';
+import { makeMailbox } from './mailbox-state.js';
+
+/** Formulas every host shares: the daemon, its main worker, least authority. */
+export interface SharedFormulas {
+  readonly endo: string;
+  readonly main: string;
+  readonly none: string;
+}
+
+export interface Formulator {
+  readonly shared: SharedFormulas;
+  directory(): string;
+  guest(hostHandle: string): { agentId: string; handleId: string };
+  host(parentHandle?: string): { agentId: string; handleId: string };
+}
+
+const noChange = () => {};
+
+export const makeFormulator = (kernel: Kernel): Formulator => {
+  const shared = harden({
+    endo: kernel.formulate({ type: 'endo' }),
+    main: kernel.formulate({ type: 'worker' }),
+    none: kernel.formulate({ type: 'least-authority' }),
+  });
+
+  const directory = () => kernel.formulate({ type: 'directory', store: makePetStore(noChange) });
+
+  const agent = (
+    type: 'host' | 'guest',
+    hostHandle: string | undefined,
+    makeSpecials: (ids: { agentId: string; handleId: string; hostHandle: string; mailHubId: string }) => Record<string, string>,
+  ) => {
+    const agentId = kernel.mintId();
+    const handleId = kernel.formulate({ type: 'handle', agent: agentId });
+    const mailHubId = kernel.formulate({ type: 'mail-hub', agent: agentId });
+    const ownHostHandle = hostHandle ?? handleId;
+    const formula: AgentFormula = {
+      type,
+      handle: handleId,
+      hostHandle: ownHostHandle,
+      store: makePetStore(noChange),
+      specials: harden(makeSpecials({ agentId, handleId, hostHandle: ownHostHandle, mailHubId })),
+      mailbox: makeMailbox(noChange),
+    };
+    kernel.register(agentId, formula);
+    return harden({ agentId, handleId });
+  };
+
+  // The order here is the order error messages list the special names in.
+  const guest = (hostHandle: string) =>
+    agent('guest', hostHandle, ids => ({
+      AGENT: ids.agentId,
+      SELF: ids.handleId,
+      HOST: ids.hostHandle,
+      MAIL: ids.mailHubId,
+    }));
+
+  const host = (parentHandle?: string) =>
+    agent('host', parentHandle, ids => ({
+      AGENT: ids.agentId,
+      SELF: ids.handleId,
+      HOST: ids.hostHandle,
+      MAIN: shared.main,
+      ENDO: shared.endo,
+      NETS: directory(),
+      PINS: directory(),
+      INFO: kernel.formulate({ type: 'pet-inspector' }),
+      NONE: shared.none,
+      MAIL: ids.mailHubId,
+      // A platform name the daemon adds under Node.
+      APPS: directory(),
+    }));
+
+  return harden({ shared, directory, guest, host });
+};
+harden(makeFormulator);

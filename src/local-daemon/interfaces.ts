@@ -1,0 +1,84 @@
+// Interface guards of the daemon's exos (spec §1.4). Guards check types
+// only; name syntax is checked inside the methods. Shapes are named once.
+import { M } from '@endo/patterns';
+
+const NameShape = M.string();
+const NamePathShape = M.arrayOf(NameShape);
+const NameOrPathShape = M.or(NameShape, NamePathShape);
+const NamesOrPathsShape = M.arrayOf(NameOrPathShape);
+const IdShape = M.string();
+/** A JS number is rejected here even where it could be coerced. */
+const MessageNumberShape = M.bigint();
+/** Every env value must be a string; `{ X: undefined }` fails. */
+const EnvShape = M.recordOf(M.string(), M.string());
+const MakeCapletOptionsShape = M.splitRecord(
+  {},
+  { powersName: NameShape, resultName: NameOrPathShape, env: EnvShape },
+);
+
+const directoryMethods = {
+  help: M.call().optional(M.string()).returns(M.any()),
+  has: M.call().rest(NamePathShape).returns(M.any()),
+  identify: M.call().rest(NamePathShape).returns(M.any()),
+  reverseIdentify: M.call(IdShape).returns(M.any()),
+  locate: M.call().rest(NamePathShape).returns(M.any()),
+  list: M.call().rest(NamePathShape).returns(M.any()),
+  listIdentifiers: M.call().rest(NamePathShape).returns(M.any()),
+  lookup: M.call(NameOrPathShape).returns(M.any()),
+  reverseLookup: M.call(M.any()).returns(M.any()),
+  write: M.call(NameOrPathShape, IdShape).returns(M.any()),
+  remove: M.call().rest(NamePathShape).returns(M.any()),
+  move: M.call(NamePathShape, NamePathShape).returns(M.any()),
+  copy: M.call(NamePathShape, NamePathShape).returns(M.any()),
+  makeDirectory: M.call(NameOrPathShape).returns(M.any()),
+};
+
+const agentMethods = {
+  ...directoryMethods,
+  lookupById: M.call(IdShape).returns(M.any()),
+  storeValue: M.call(M.any(), NameOrPathShape).returns(M.any()),
+  handle: M.call().returns(M.any()),
+  listMessages: M.call().returns(M.any()),
+  followMessages: M.call().returns(M.any()),
+  send: M.call(NameOrPathShape, M.arrayOf(M.string()), M.arrayOf(M.string()), NamesOrPathsShape).returns(M.any()),
+  reply: M.call(MessageNumberShape, M.arrayOf(M.string()), M.arrayOf(M.string()), NamesOrPathsShape).returns(M.any()),
+  adopt: M.call(MessageNumberShape, M.string(), NameOrPathShape).returns(M.any()),
+  dismiss: M.call(MessageNumberShape).returns(M.any()),
+  dismissAll: M.call().returns(M.any()),
+  request: M.call(NameOrPathShape, M.string()).optional(NameOrPathShape).returns(M.any()),
+  resolve: M.call(MessageNumberShape, NameOrPathShape).returns(M.any()),
+  reject: M.call(MessageNumberShape).optional(M.string()).returns(M.any()),
+};
+
+export const DirectoryInterface = M.interface('EndoDirectory', directoryMethods);
+
+export const GuestInterface = M.interface('EndoGuest', agentMethods);
+
+export const HostInterface = M.interface('EndoHost', {
+  ...agentMethods,
+  provideGuest: M.call().optional(NameShape, M.record()).returns(M.any()),
+  makeUnconfined: M.call(M.or(NameShape, M.undefined()), M.string())
+    .optional(MakeCapletOptionsShape)
+    .returns(M.any()),
+  cancel: M.call(NameOrPathShape).optional(M.any()).returns(M.any()),
+});
+
+/** `next` takes no arguments at all: `next(undefined)` is rejected. */
+export const AsyncIteratorInterface = M.interface('AsyncIterator', {
+  next: M.call().returns(M.any()),
+  return: M.call().optional(M.any()).returns(M.any()),
+  throw: M.call().optional(M.any()).returns(M.any()),
+});
+
+export const DismisserInterface = M.interface('EndoDismisser', {
+  dismiss: M.call().returns(M.any()),
+});
+
+export const HandleInterface = M.interface('EndoHandle', {}, { defaultGuards: 'passable' });
+
+export const ContextInterface = M.interface('Context', {
+  id: M.call().returns(M.string()),
+  whenCancelled: M.call().returns(M.promise()),
+  whenDisposed: M.call().returns(M.promise()),
+  cancel: M.call().optional(M.error()).returns(M.promise()),
+});

@@ -1,0 +1,217 @@
+// An agent's mail operations (spec §4.3): send, reply, adopt, dismiss,
+// request/resolve/reject, listMessages and followMessages.
+import { q } from '@endo/errors';
+import { makePromiseKit } from '@endo/promise-kit';
+import type { AgentFormula, Kernel } from './kernel.js';
+import type { DirectoryOps } from './directory.js';
+import type { Mailbox, MessageRecord, WireMessage } from './mailbox-state.js';
+import type { Instrument } from './instrument.js';
+import { makeMessageFollower, type FollowerControl } from './follow.js';
+import { makeRandomHex } from './ids.js';
+import { assertEdgeNames, assertName, namePathFrom, petNamePathFrom } from './names.js';
+
+type NameOrPath = string | readonly string[];
+
+/** A pending request, shared by both copies of the request message. */
+export interface PendingRequest {
+  resolveWithId(id: string): void;
+  reject(reason: string): void;
+}
+
+/** Daemon-wide mail plumbing shared by every agent. */
+export interface PostOffice {
+  readonly requests: Map<string, PendingRequest>;
+  readonly instrument: Instrument;
+  readonly track: (control: FollowerControl) => () => void;
+}
+
+/** The inbox behind a recipient id: a handle's agent, or an agent itself. */
+export const mailboxFor = (kernel: Kernel, id: string): { agentId: string; mailbox: Mailbox } => {
+  const formula = kernel.formulas.get(id);
+  const agentId = formula?.type === 'handle' ? formula.agent : id;
+  const agent = kernel.formulas.get(agentId);
+  if (agent === undefined || (agent.type !== 'host' && agent.type !== 'guest')) {
+    throw Error(`Formula ${q(id)} is not a mail recipient`);
+  }
+  return { agentId, mailbox: agent.mailbox };
+};
+harden(mailboxFor);
+
+export const makeMailOps = (
+  kernel: Kernel,
+  agentId: string,
+  agent: AgentFormula,
+  names: DirectoryOps,
+  post: PostOffice,
+) => {
+  const { mailbox } = agent;
+  const selfId = agent.handle;
+
+  /** The recipient's copy first, then our own unless we wrote to ourselves. */
+  const dispatch = (to: string, wire: WireMessage) => {
+    const recipient = mailboxFor(kernel, to);
+    recipient.mailbox.deliver(wire);
+    if (recipient.agentId !== agentId) mailbox.deliver(wire);
+  };
+
+  const resolveRecipient = async (recipient: NameOrPath) => {
+    const path = namePathFrom(recipient);
+    const id = await names.identifyPath(path).catch(() => undefined);
+    if (id === undefined) throw Error(`Unknown recipient ${q(recipient)}`);
+    mailboxFor(kernel, id);
+    return id;
+  };
+
+  /** The checks send and reply share, in the daemon's order. */
+  const prepareAttachments = async (
+    strings: readonly string[],
+    edgeNames: readonly string[],
+    petNames: readonly NameOrPath[],
+  ) => {
+    if (petNames.length !== edgeNames.length) {
+      throw Error(
+        `Message must have one edge name (${edgeNames.length}) for every pet name (${petNames.length})`,
+      );
+    }
+    if (strings.length < petNames.length) {
+      throw Error('Message must have one string before every value delivered');
+    }
+    const ids: string[] = [];
+    for (const petName of petNames) {
+      const id = await names.identifyPath(namePathFrom(petName)).catch(() => undefined);
+      if (id === undefined) throw Error(`Unknown pet name ${q(petName)}`);
+      ids.push(id);
+    }
+    return ids;
+  };
+
+  const packageOf = (
+    to: string,
+    strings: readonly string[],
+    edgeNames: readonly string[],
+    ids: string[],
+    replyTo?: string,
+  ): WireMessage =>
+    harden({
+      type: 'package',
+      strings: [...strings],
+      names: [...edgeNames],
+      ids,
+      messageId: makeRandomHex(),
+      from: selfId,
+      to,
+      ...(replyTo === undefined ? {} : { replyTo }),
+    });
+
+  const messageOf = (number: bigint): MessageRecord => {
+    const record = mailbox.get(number);
+    if (record === undefined) throw Error(`No such message with number ${q(number)}`);
+    return record;
+  };
+
+  return harden({
+    listMessages: async () => harden(mailbox.list()),
+    followMessages: async () => makeMessageFollower(mailbox, post.instrument, post.track),
+    send: async (
+      recipient: NameOrPath,
+      strings: readonly string[],
+      edgeNames: readonly string[],
+      petNames: readonly NameOrPath[],
+    ) => {
+      namePathFrom(recipient);
+      assertEdgeNames(edgeNames);
+      const to = await resolveRecipient(recipient);
+      const ids = await prepareAttachments(strings, edgeNames, petNames);
+      dispatch(to, packageOf(to, strings, edgeNames, ids));
+    },
+    reply: async (
+      number: bigint,
+      strings: readonly string[],
+      edgeNames: readonly string[],
+      petNames: readonly NameOrPath[],
+    ) => {
+      const parent = messageOf(number);
+      // Our own sent copy is answered to its recipient; anything else to its sender.
+      const to = parent.from === selfId ? parent.to : parent.from;
+      assertEdgeNames(edgeNames);
+      const ids = await prepareAttachments(strings, edgeNames, petNames);
+      dispatch(to, packageOf(to, strings, edgeNames, ids, parent.messageId));
+    },
+    adopt: async (number: bigint, edgeName: string, nameOrPath: NameOrPath) => {
+      assertName(edgeName);
+      const target = petNamePathFrom(nameOrPath);
+      const record = messageOf(number);
+      if (record.type !== 'package') throw Error(`Message must be a package ${q(number)}`);
+      const edgeNames = record.names as string[];
+      const index = edgeNames.lastIndexOf(edgeName);
+      if (index < 0) throw Error(`No reference named ${q(edgeName)} in message ${q(number)}`);
+      await names.write(target, (record.ids as string[])[index]);
+    },
+    dismiss: async (number: bigint) => {
+      if (!mailbox.dismiss(number)) throw Error(`Invalid request number ${number}`);
+    },
+    dismissAll: async () => {
+      for (const record of mailbox.list()) mailbox.dismiss(record.number);
+    },
+    request: async (recipient: NameOrPath, description: string, responseName?: NameOrPath) => {
+      if (responseName !== undefined) {
+        const path = petNamePathFrom(responseName);
+        if ((await names.identifyPath(path).catch(() => undefined)) !== undefined) {
+          return names.lookup(path);
+        }
+      }
+      const path = namePathFrom(recipient);
+      const to = await names.identifyPath(path).catch(() => undefined);
+      if (to === undefined) throw Error(`Unknown recipient ${path.join('.')}`);
+      const answer = makePromiseKit<string>();
+      const settled = makePromiseKit<'fulfilled' | 'rejected'>();
+      const resolverId = kernel.mintId();
+      let done = false;
+      post.requests.set(resolverId, {
+        resolveWithId: id => {
+          if (done) return;
+          done = true;
+          settled.resolve('fulfilled');
+          answer.resolve(id);
+        },
+        reject: reason => {
+          if (done) return;
+          done = true;
+          settled.resolve('rejected');
+          answer.reject(Error(reason));
+        },
+      });
+      dispatch(
+        to,
+        harden({
+          type: 'request',
+          description,
+          promiseId: kernel.mintId(),
+          resolverId,
+          settled: settled.promise,
+          messageId: makeRandomHex(),
+          from: selfId,
+          to,
+        }),
+      );
+      const id = await answer.promise;
+      post.requests.delete(resolverId);
+      if (responseName !== undefined) await names.write(responseName, id);
+      return kernel.provide(id);
+    },
+    resolve: async (number: bigint, nameOrPath: NameOrPath) => {
+      const record = mailbox.get(number);
+      if (record === undefined) throw Error(`Invalid request, ${q(number)}`);
+      const id = await names.identifyPath(namePathFrom(nameOrPath)).catch(() => undefined);
+      if (id === undefined) throw Error(`No formula exists for the pet name ${q(nameOrPath)}`);
+      post.requests.get(record.resolverId as string)?.resolveWithId(id);
+    },
+    reject: async (number: bigint, reason = 'Declined') => {
+      const record = mailbox.get(number);
+      if (record === undefined) return;
+      post.requests.get(record.resolverId as string)?.reject(reason);
+    },
+  });
+};
+harden(makeMailOps);
+export type MailOps = ReturnType<typeof makeMailOps>;

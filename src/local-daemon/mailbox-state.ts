@@ -1,0 +1,111 @@
+// One agent's inbox (spec §5): numbered records, dismissal, subscribers.
+// Numbers start at 0n and are never reused; dismissal leaves gaps.
+import { makeExo } from '@endo/exo';
+import { makePromiseKit } from '@endo/promise-kit';
+import { DismisserInterface } from './interfaces.js';
+
+/** What a sender hands to a recipient's inbox. */
+export interface WireMessage {
+  readonly type: string;
+  readonly from: string;
+  readonly to: string;
+  readonly messageId: string;
+  readonly replyTo?: string;
+  readonly [field: string]: unknown;
+}
+
+/** A record as listMessages/followMessages give it (spec §5.1). */
+export interface MessageRecord extends WireMessage {
+  readonly number: bigint;
+  readonly date: string;
+  readonly dismissed: Promise<void>;
+  readonly dismisser: object;
+}
+
+export interface Mailbox {
+  /** Numbers the message, stamps the date, stores it and tells followers. */
+  deliver(wire: WireMessage): MessageRecord;
+  get(number: bigint): MessageRecord | undefined;
+  /** Undismissed records, ascending. */
+  list(): MessageRecord[];
+  /** A live iterator over the inbox map: it sees later arrivals too. */
+  live(): IterableIterator<MessageRecord>;
+  /** Returns false if there was no such message. */
+  dismiss(number: bigint): boolean;
+  subscribe(follower: (record: MessageRecord) => void): () => void;
+  /** Ids the undismissed messages keep alive (spec §2.6). */
+  ids(): string[];
+  /** Rebuilds records as a restarted daemon reads them from disk (§5.7). */
+  restore(): void;
+}
+
+export const makeMailbox = (onChange: () => void): Mailbox => {
+  const messages = new Map<bigint, MessageRecord>();
+  const resolvers = new Map<bigint, () => void>();
+  const followers = new Set<(record: MessageRecord) => void>();
+  let nextNumber = 0n;
+
+  const dismiss = (number: bigint) => {
+    const resolve = resolvers.get(number);
+    if (resolve === undefined) return false;
+    messages.delete(number);
+    resolvers.delete(number);
+    resolve();
+    onChange();
+    return true;
+  };
+
+  const makeRecord = (wire: WireMessage, number: bigint, date: string, dismissed: Promise<void>) => {
+    const dismisser = makeExo('Dismisser', DismisserInterface, {
+      async dismiss() {
+        dismiss(number);
+      },
+    });
+    return harden({ ...wire, number, date, dismissed, dismisser }) as MessageRecord;
+  };
+
+  const deliver = (wire: WireMessage) => {
+    const number = nextNumber;
+    nextNumber += 1n;
+    const { promise, resolve } = makePromiseKit<void>();
+    const record = makeRecord(wire, number, new Date().toISOString(), promise);
+    messages.set(number, record);
+    resolvers.set(number, () => resolve());
+    for (const follower of [...followers]) follower(record);
+    onChange();
+    return record;
+  };
+
+  const ids = () =>
+    [...messages.values()].flatMap(record => [
+      record.from,
+      record.to,
+      ...(Array.isArray(record.ids) ? (record.ids as string[]) : []),
+    ]);
+
+  const restore = () => {
+    for (const [number, record] of messages) {
+      // Restored records always carry a replyTo key (spec §5.7).
+      const { number: _n, date, dismissed, dismisser: _d, ...wire } = record;
+      const restored = makeRecord({ replyTo: undefined, ...wire }, number, date, dismissed);
+      messages.set(number, restored);
+    }
+  };
+
+  return harden({
+    deliver,
+    get: (number: bigint) => messages.get(number),
+    list: () => [...messages.values()],
+    live: () => messages.values(),
+    dismiss,
+    subscribe: (follower: (record: MessageRecord) => void) => {
+      followers.add(follower);
+      return () => {
+        followers.delete(follower);
+      };
+    },
+    ids,
+    restore,
+  });
+};
+harden(makeMailbox);

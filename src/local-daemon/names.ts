@@ -1,0 +1,75 @@
+// Name syntax of the daemon (spec §1.2). Interface guards only check that
+// names are strings; these checks run first inside every method.
+import { q } from '@endo/errors';
+
+const PET_NAME = /^[a-z0-9][a-z0-9-]{0,127}$/;
+const SPECIAL_NAME = /^[A-Z][A-Z0-9-]{0,127}$/;
+const MAIL_SLOT_NAME = /^\d+$/;
+
+/** Edge names a message may not use: they label the message hub's own fields. */
+const RESERVED_EDGE_NAMES = harden([
+  'FROM',
+  'TO',
+  'DATE',
+  'TYPE',
+  'MESSAGE',
+  'REPLY',
+  'DESCRIPTION',
+  'STRINGS',
+  'PROMISE',
+  'RESOLVER',
+]);
+
+export const isPetName = (name: unknown): name is string =>
+  typeof name === 'string' && PET_NAME.test(name);
+export const isSpecialName = (name: unknown): name is string =>
+  typeof name === 'string' && SPECIAL_NAME.test(name);
+export const isName = (name: unknown): name is string =>
+  isPetName(name) ||
+  isSpecialName(name) ||
+  (typeof name === 'string' && MAIL_SLOT_NAME.test(name));
+harden(isPetName);
+harden(isSpecialName);
+harden(isName);
+
+export const assertName = (name: string): void => {
+  isName(name) || assertFail(`Invalid name ${q(name)}`);
+};
+export const assertPetName = (name: string): void => {
+  isPetName(name) || assertFail(`Invalid pet name ${q(name)}`);
+};
+harden(assertName);
+harden(assertPetName);
+
+const assertFail = (message: string): never => {
+  throw Error(message);
+};
+
+/** A string is a one-element path; every element must be a name. */
+export const namePathFrom = (nameOrPath: string | readonly string[]): string[] => {
+  const path = typeof nameOrPath === 'string' ? [nameOrPath] : [...nameOrPath];
+  path.length > 0 || assertFail('Invalid name path');
+  path.forEach(assertName);
+  return path;
+};
+harden(namePathFrom);
+
+/** For operations that create or delete a binding: the last name must be a pet name. */
+export const petNamePathFrom = (nameOrPath: string | readonly string[]): string[] => {
+  const path = namePathFrom(nameOrPath);
+  assertPetName(path[path.length - 1]);
+  return path;
+};
+harden(petNamePathFrom);
+
+/** Edge names label message attachments (spec §1.2, mail.js). */
+export const assertEdgeNames = (edgeNames: readonly string[]): void => {
+  const seen = new Set<string>();
+  for (const name of edgeNames) {
+    assertName(name);
+    !RESERVED_EDGE_NAMES.includes(name) || assertFail(`Message name ${q(name)} is reserved`);
+    !seen.has(name) || assertFail(`Message name ${q(name)} is duplicated`);
+    seen.add(name);
+  }
+};
+harden(assertEdgeNames);
