@@ -1,0 +1,51 @@
+import test from 'ava';
+import { E } from '@endo/far';
+import { startFaeInDaemon } from './support/fae-harness.js';
+import { makeScriptedProvider } from './support/scripted-provider.js';
+import { messageText } from './support/daemon.js';
+
+test('fae announces itself to HOST when it first starts', async t => {
+  const llm = makeScriptedProvider();
+  const { nextFromFae, fae, daemon } = await startFaeInDaemon({ provider: llm.provider });
+  const ready = await nextFromFae();
+  t.is(messageText(ready), 'Fae agent ready.');
+  t.true(await E(fae).has('tools'));
+  await daemon.stop();
+});
+
+test('a full round trip: tool call, send, dismiss, plain answer', async t => {
+  const llm = makeScriptedProvider([
+    { toolCalls: [{ name: 'list', arguments: {} }] },
+    request => ({
+      toolCalls: [
+        {
+          name: 'send',
+          arguments: { recipient: 'HOST', strings: [`I see: ${request.messages.at(-1)?.content}`] },
+        },
+      ],
+    }),
+    { toolCalls: [{ name: 'dismiss', arguments: { messageNumber: 1 } }] },
+    { text: 'All done.' },
+  ]);
+  const { host, nextFromFae, daemon } = await startFaeInDaemon({ provider: llm.provider });
+  await nextFromFae(); // ready
+  await E(host).send('fae', ['What do you have?'], [], []);
+  const answer = await nextFromFae();
+  t.regex(messageText(answer), /^I see: \["AGENT","HOST","MAIL","SELF","tools"\]$/);
+
+  const first = llm.requests[0];
+  t.is(first.messages[0].role, 'system');
+  t.deepEqual(first.messages.at(-1), { role: 'user', content: 'Message #1 from HOST: What do you have?' });
+  t.deepEqual(first.toolNames, [
+    'list', 'lookup', 'store', 'remove', 'adoptTool', 'send', 'reply', 'listMessages', 'dismiss',
+  ]);
+  await llm.whenCalled(4);
+  const last = llm.requests[3].messages;
+  t.is(last.at(-1)?.role, 'tool');
+  t.is(last.at(-1)?.content, 'Dismissed message #1.');
+  const callMessage = last.at(-2);
+  t.is(callMessage?.role, 'assistant');
+  t.is(callMessage?.tool_calls?.[0].type, 'function');
+  t.is(callMessage?.tool_calls?.[0].id, last.at(-1)?.tool_call_id);
+  await daemon.stop();
+});

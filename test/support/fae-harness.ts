@@ -1,0 +1,60 @@
+// Starts fae in a local daemon the way setup.js provisions it (a guest
+// `fae` with agent `profile-for-fae`, the caplet bound as
+// `controller-for-fae`), but with an in-process provider, and collects
+// its log lines. Used by the agent's scenario tests.
+import { E } from '@endo/far';
+import type { Provider } from '../../providers/types.js';
+import { startFae, READY_TEXT } from '../../src/fae.js';
+import { makeLocalDaemon, nextMessage, fromSelf } from './daemon.js';
+import type { LocalDaemon, MessageRecord } from './daemon.js';
+
+// `any`: the daemon's objects are remote references.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type Far = any;
+
+export interface FaeHarnessOptions {
+  readonly provider: Provider;
+  readonly env?: Record<string, string>;
+  /** Host-side names to introduce into fae's directory. */
+  readonly introducedNames?: Record<string, string>;
+  /** Called with the host before fae is provisioned. */
+  readonly prepare?: (host: Far, daemon: LocalDaemon) => Promise<void>;
+  readonly latencyMs?: number;
+}
+
+export const startFaeInDaemon = async ({
+  provider,
+  env = {},
+  introducedNames = {},
+  prepare,
+  latencyMs,
+}: FaeHarnessOptions) => {
+  const daemon = makeLocalDaemon(latencyMs === undefined ? {} : { latencyMs });
+  const host: Far = await daemon.host;
+  await prepare?.(host, daemon);
+  await E(host).provideGuest('fae', { introducedNames, agentName: 'profile-for-fae' });
+  const logs: string[] = [];
+  const controller: Far = await daemon.makeCaplet(
+    (powers, context, options) =>
+      startFae(powers as Far, context as Far, {
+        env: options.env,
+        provider,
+        write: line => logs.push(line),
+      }),
+    { powersName: 'profile-for-fae', resultName: 'controller-for-fae', env },
+  );
+  const fae: Far = await E(host).lookup('profile-for-fae');
+  let lastSeen = -1n;
+  /** The next message fae sends the host after the last one returned. */
+  const nextFromFae = async (timeoutMs = 5000): Promise<MessageRecord> => {
+    const notFromHost = fromSelf(host);
+    const message = await nextMessage(
+      host,
+      async record => record.number > lastSeen && (await notFromHost(record)),
+      timeoutMs,
+    );
+    lastSeen = message.number;
+    return message;
+  };
+  return { daemon, host, fae, controller, logs, nextFromFae, READY_TEXT };
+};
