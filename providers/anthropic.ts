@@ -13,7 +13,7 @@ import { readProviderConfig, type Env, type ProviderConfig } from './config.js';
 import {
   describeTransportFailure,
   makeProviderError,
-  stripStatusPrefix,
+  serverMessageOf,
   type Failure,
 } from './errors.js';
 import { makeChatResult, makeToolCall, makeUsage, parseToolArguments } from './assistant-result.js';
@@ -149,7 +149,7 @@ const describeFailure = (error: unknown): Failure => {
     return { kind: 'unreachable', detail: undefined };
   }
   if (error instanceof Anthropic.APIError && typeof error.status === 'number') {
-    return { kind: 'status', status: error.status, message: stripStatusPrefix(error.message) };
+    return { kind: 'status', status: error.status, message: serverMessageOf(error) };
   }
   return { kind: 'other', message: error instanceof Error ? error.message : String(error) };
 };

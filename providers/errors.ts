@@ -156,6 +156,18 @@ export const makeProviderError = (
 };
 harden(makeProviderError);
 
-/** An SDK message of the form "401 invalid key" without its status prefix. */
-export const stripStatusPrefix = (message: string): string => message.replace(/^\d{3}\s+/, '');
-harden(stripStatusPrefix);
+/**
+ * What the server said, from an SDK error: the message inside the parsed
+ * error body (OpenAI { error: { message } } or { message }, Anthropic
+ * { error: { message } }), else the SDK's text without its status prefix.
+ */
+export const serverMessageOf = (error: { readonly error?: unknown; readonly message: string }): string => {
+  const body = error.error as { error?: { message?: unknown } | string; message?: unknown } | undefined;
+  if (body && typeof body === 'object') {
+    if (typeof body.error === 'string') return body.error;
+    if (typeof body.error?.message === 'string') return body.error.message;
+    if (typeof body.message === 'string') return body.message;
+  }
+  return error.message.replace(/^\d{3}\s+/, '');
+};
+harden(serverMessageOf);

@@ -12,7 +12,7 @@ import { readProviderConfig, type Env, type ProviderConfig } from './config.js';
 import {
   describeTransportFailure,
   makeProviderError,
-  stripStatusPrefix,
+  serverMessageOf,
   type Failure,
 } from './errors.js';
 import { makeChatResult, makeToolCall, makeUsage } from './assistant-result.js';
@@ -103,7 +103,7 @@ const describeFailure = (error: unknown): Failure => {
     return { kind: 'unreachable', detail: undefined };
   }
   if (error instanceof OpenAI.APIError && typeof error.status === 'number') {
-    return { kind: 'status', status: error.status, message: stripStatusPrefix(error.message) };
+    return { kind: 'status', status: error.status, message: serverMessageOf(error) };
   }
   return { kind: 'other', message: error instanceof Error ? error.message : String(error) };
 };
