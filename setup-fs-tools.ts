@@ -1,4 +1,30 @@
-// Placeholder: filled in by the provisioning work (issue 5).
-export const main = async (_agent: unknown): Promise<void> => {
-  throw Error('setup-fs-tools is not implemented yet');
+// endo run --UNCONFINED dist/setup-fs-tools.js --powers AGENT [-E FAE_CWD=/path/to/project]
+// Creates the filesystem tool caplets (read-file, write-file, edit-file,
+// list-dir, run-command) in the host's inventory, each rooted at FAE_CWD:
+// resolved here, against the directory `endo run` is started in (the
+// daemon's working directory is elsewhere), which is also the default.
+// run-command is a shell with the worker's authority; see its help().
+import process from 'node:process';
+import {
+  FS_TOOLS,
+  type Env,
+  type HostRef,
+  formatReport,
+  provideToolCaplets,
+  readFsToolsRoot,
+} from './src/provisioning.js';
+
+export const setupFsTools = async (
+  host: HostRef,
+  env: Env = process.env,
+  cwd: string = process.cwd(),
+) => {
+  const root = readFsToolsRoot(env, cwd);
+  const lines = await provideToolCaplets(host, FS_TOOLS, harden({ FAE_CWD: root }));
+  return formatReport(`setup-fs-tools (root ${root}):`, lines);
 };
+harden(setupFsTools);
+
+/** Called by `endo run` with the host (--powers AGENT). */
+export const main = (agent: HostRef) => setupFsTools(agent);
+harden(main);

@@ -1,4 +1,12 @@
-// Placeholder: filled in by the provisioning work (issue 5).
-export const main = async (_agent: unknown): Promise<void> => {
-  throw Error('setup-tools is not implemented yet');
-};
+// endo run --UNCONFINED dist/setup-tools.js --powers AGENT
+// Creates the example tool caplets (greet-tool, math-tool, timestamp-tool)
+// in the host's inventory, ready to be sent to fae in a message.
+import { EXAMPLE_TOOLS, type HostRef, formatReport, provideToolCaplets } from './src/provisioning.js';
+
+export const setupTools = async (host: HostRef) =>
+  formatReport('setup-tools:', await provideToolCaplets(host, EXAMPLE_TOOLS));
+harden(setupTools);
+
+/** Called by `endo run` with the host (--powers AGENT). */
+export const main = (agent: HostRef) => setupTools(agent);
+harden(main);

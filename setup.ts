@@ -1,4 +1,21 @@
-// Placeholder: filled in by the provisioning work (issue 5).
-export const main = async (_agent: unknown): Promise<void> => {
-  throw Error('setup is not implemented yet');
+// endo run --UNCONFINED dist/setup.js --powers AGENT -E LAL_HOST=… [-E LAL_MODEL=…] [-E LAL_AUTH_TOKEN=…]
+// Provisions fae with no tools: the guest `fae` (powers `profile-for-fae`)
+// and the caplet `controller-for-fae` running agent.js in the MAIN worker.
+import process from 'node:process';
+import {
+  type Env,
+  type HostRef,
+  formatReport,
+  provideFae,
+  readFaeSetupConfig,
+} from './src/provisioning.js';
+
+export const setup = async (host: HostRef, env: Env = process.env) => {
+  const config = readFaeSetupConfig(env);
+  return formatReport('setup:', await provideFae(host, config));
 };
+harden(setup);
+
+/** Called by `endo run` with the host (--powers AGENT). */
+export const main = (agent: HostRef) => setup(agent);
+harden(main);
