@@ -1,0 +1,178 @@
+// Scenario tests for fae's mail handling: what it answers, to whom, in
+// which order, and how it behaves on failure, cancellation and restart.
+import test from 'ava';
+import { E } from '@endo/far';
+import { startFaeInDaemon } from './support/fae-harness.js';
+import type { Far } from './support/fae-harness.js';
+import { makeScriptedProvider } from './support/scripted-provider.js';
+import { messageText, nextMessage, fromSelf } from './support/daemon.js';
+import { makeShippedTool } from './support/tool-caplets.js';
+
+const delay = (ms: number) => new Promise(resolve => setTimeout(resolve, ms));
+
+/** A second guest, alice, who knows fae but whom fae has no name for. */
+const makeAlice = async (host: Far) =>
+  E(host).provideGuest('alice', { introducedNames: { fae: 'fae' }, agentName: 'alice-agent' });
+
+test('own messages are skipped and two messages are answered in order', async t => {
+  const llm = makeScriptedProvider([
+    request => ({ text: `echo ${request.messages.at(-1)?.content}` }),
+    request => ({ text: `echo ${request.messages.at(-1)?.content}` }),
+  ]);
+  const { host, nextFromFae, daemon } = await startFaeInDaemon({ provider: llm.provider });
+  await nextFromFae();
+  await E(host).send('fae', ['first'], [], []);
+  await E(host).send('fae', ['second'], [], []);
+  t.is(messageText(await nextFromFae()), 'echo Message #1 from HOST: first');
+  t.is(messageText(await nextFromFae()), 'echo Message #2 from HOST: second');
+  // Neither the ready message nor fae's own replies reached the model.
+  t.is(llm.requests.length, 2);
+  t.deepEqual(
+    llm.requests[1].messages.filter(m => m.role === 'user').map(m => m.content),
+    ['Message #1 from HOST: first', 'Message #2 from HOST: second'],
+  );
+  await daemon.stop();
+});
+
+test('a plain answer to a sender fae has no name for goes back by reply', async t => {
+  const llm = makeScriptedProvider([{ text: 'Hello alice.' }]);
+  const { host, nextFromFae, daemon } = await startFaeInDaemon({ provider: llm.provider });
+  await nextFromFae();
+  const alice = await makeAlice(host);
+  await E(alice).send('fae', ['hi fae'], [], []);
+  const answer = await nextMessage(alice, fromSelf(alice));
+  t.is(messageText(answer), 'Hello alice.');
+  t.is(llm.requests[0].messages.at(-1)?.content, 'Message #1 from an unnamed sender: hi fae');
+  await daemon.stop();
+});
+
+test('a request message is described to the model, not hidden', async t => {
+  const llm = makeScriptedProvider([{ text: 'I cannot give you that.' }]);
+  const { host, nextFromFae, daemon } = await startFaeInDaemon({ provider: llm.provider });
+  await nextFromFae();
+  const alice = await makeAlice(host);
+  // The request stays pending; only the message matters here.
+  E(alice).request('fae', 'a counter, please', 'counter').catch(() => {});
+  await llm.whenCalled(1);
+  t.regex(
+    llm.requests[0].messages.at(-1)?.content ?? '',
+    /^Message #1 from an unnamed sender is a request \(type "request"\), asking: a counter, please/,
+  );
+  t.is(messageText(await nextMessage(alice, fromSelf(alice))), 'I cannot give you that.');
+  await daemon.stop();
+});
+
+test('when the model fails, the sender hears why and the next message is served', async t => {
+  const llm = makeScriptedProvider([{ error: 'cannot reach the LLM at http://127.0.0.1:9' }, { text: 'back again' }]);
+  const { host, nextFromFae, daemon } = await startFaeInDaemon({ provider: llm.provider });
+  await nextFromFae();
+  const alice = await makeAlice(host);
+  await E(alice).send('fae', ['are you there?'], [], []);
+  const failure = await nextMessage(alice, fromSelf(alice));
+  t.is(messageText(failure), 'Sorry, I could not answer message #1: cannot reach the LLM at http://127.0.0.1:9');
+  await E(host).send('fae', ['and now?'], [], []);
+  t.is(messageText(await nextFromFae()), 'back again');
+  await daemon.stop();
+});
+
+test('a turn stops at FAE_MAX_ITERATIONS model calls and the sender is told', async t => {
+  const looping = { toolCalls: [{ name: 'list', arguments: {} }] };
+  const llm = makeScriptedProvider([looping, looping, looping, looping, { text: 'next one' }]);
+  const { host, nextFromFae, daemon } = await startFaeInDaemon({
+    provider: llm.provider,
+    env: { FAE_MAX_ITERATIONS: '3' },
+  });
+  await nextFromFae();
+  await E(host).send('fae', ['loop forever'], [], []);
+  t.regex(messageText(await nextFromFae()), /^I stopped working on message #1 after 3 model calls/);
+  t.is(llm.requests.length, 3);
+  await E(host).send('fae', ['something else'], [], []);
+  // The script's fourth reply is a tool call again; the fifth answers.
+  t.is(messageText(await nextFromFae()), 'next one');
+  await daemon.stop();
+});
+
+test('after cancellation no new model request is made and the inbox is let go', async t => {
+  const llm = makeScriptedProvider([{ hang: true }, { text: 'should never be asked' }]);
+  const { host, nextFromFae, daemon } = await startFaeInDaemon({ provider: llm.provider });
+  await nextFromFae();
+  await E(host).send('fae', ['one'], [], []);
+  await llm.whenCalled(1);
+  const returnsBefore = daemon.callCounts().return ?? 0;
+  await E(host).cancel('controller-for-fae');
+  await E(host).send('fae', ['two'], [], []);
+  await delay(200);
+  t.is(llm.requests.length, 1);
+  t.true((daemon.callCounts().return ?? 0) > returnsBefore);
+  await daemon.stop();
+});
+
+test('a restart keeps adopted tools, sends no second ready, and replays nothing handled', async t => {
+  const llm = makeScriptedProvider([
+    { toolCalls: [{ name: 'adoptTool', arguments: { messageNumber: 1, edgeName: 'g', toolName: 'greet-tool' } }] },
+    { text: 'adopted' },
+    { toolCalls: [{ name: 'greet', arguments: { name: 'Cy' } }] },
+    request => ({ text: String(request.messages.at(-1)?.content) }),
+  ]);
+  const { host, fae, nextFromFae, daemon } = await startFaeInDaemon({ provider: llm.provider });
+  await nextFromFae();
+  await makeShippedTool(host, 'greet', 'greet-tool');
+  await E(host).send('fae', ['take ', ''], ['g'], ['greet-tool']);
+  t.is(messageText(await nextFromFae()), 'adopted');
+
+  await daemon.restart();
+  await E(host).send('fae', ['greet Cy'], [], []);
+  t.is(messageText(await nextFromFae()), 'Hello, Cy!');
+  t.deepEqual(await E(fae).list('tools'), ['greet-tool']);
+  // Exactly one ready message in all, and message #1 was not handled twice.
+  const readies = (await E(host).listMessages()).filter(
+    (m: { strings?: string[] }) => m.strings?.[0] === 'Fae agent ready.',
+  );
+  t.is(readies.length, 1);
+  t.is(llm.requests.length, 4);
+  t.is(llm.requests[2].messages.filter(m => m.role === 'user').length, 1);
+  await daemon.stop();
+});
+
+test('secrets never reach the logs or the mail, even with FAE_DEBUG=1', async t => {
+  const token = 'sk-test-supersecret-1234567';
+  const llm = makeScriptedProvider([
+    { toolCalls: [{ name: 'list', arguments: {} }] },
+    { error: `the server rejected key ${token}` },
+  ]);
+  const { host, nextFromFae, logs, daemon } = await startFaeInDaemon({
+    provider: llm.provider,
+    env: { LAL_AUTH_TOKEN: token, FAE_DEBUG: '1' },
+  });
+  await nextFromFae();
+  await E(host).send('fae', [`my key is ${token}`], [], []);
+  const failure = messageText(await nextFromFae());
+  t.is(failure, 'Sorry, I could not answer message #1: the server rejected key [redacted]');
+  t.true(logs.some(line => line.includes('debug transcript')));
+  t.false(logs.some(line => line.includes(token)));
+  t.true(logs.some(line => line.includes('message-received')));
+  t.true(logs.some(line => line.includes('tool-called') && line.includes('tool=list')));
+  await daemon.stop();
+});
+
+test('think blocks never go back to the model', async t => {
+  const llm = makeScriptedProvider([
+    { text: '<think>secret plan</think>\n<tool_call>{"name": "list", "arguments": {}}</tool_call>' },
+    { text: '<think>more thoughts</think>The answer.' },
+    { text: 'ok' },
+  ]);
+  const { host, nextFromFae, daemon } = await startFaeInDaemon({ provider: llm.provider });
+  await nextFromFae();
+  await E(host).send('fae', ['think'], [], []);
+  t.is(messageText(await nextFromFae()), 'The answer.');
+  await E(host).send('fae', ['again'], [], []);
+  await nextFromFae();
+  const sent = JSON.stringify(llm.requests[2].messages);
+  t.false(sent.includes('secret plan'));
+  t.false(sent.includes('more thoughts'));
+  t.false(sent.includes('<think>'));
+  const call = llm.requests[1].messages.at(-2);
+  t.is(call?.tool_calls?.[0].function.name, 'list');
+  t.is(call?.content, '');
+  await daemon.stop();
+});
