@@ -2,6 +2,7 @@
 // they do inside the root, and every way out of the root we know of, for
 // reads, writes (to existing and new files), edits and listings.
 import test from 'ava';
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -90,6 +91,10 @@ test('readFile reports a missing file, a directory and a binary file clearly', a
   fs.writeFileSync(path.join(root, 'blob.bin'), Buffer.from([1, 2, 0, 3]));
   await t.throwsAsync(E(readFile).execute({ filePath: 'blob.bin' }), {
     message: 'readFile: "blob.bin" looks like a binary file (4 bytes); readFile returns text only',
+  });
+  execFileSync('mkfifo', [path.join(root, 'pipe')]);
+  await t.throwsAsync(E(readFile).execute({ filePath: 'pipe' }), {
+    message: 'readFile: "pipe" is not a regular file (a device, pipe or socket)',
   });
   await t.throwsAsync(E(readFile).execute({}), {
     message: /^readFile: argument "filePath" is required/,

@@ -37,6 +37,9 @@ export const make = (_powers: unknown, _context: unknown, { env }: CapletOptions
         if (stats.isDirectory()) {
           throw Error(`${q(filePath)} is a directory, not a file`);
         }
+        if (!stats.isFile()) {
+          throw Error(`${q(filePath)} is not a regular file (a device, pipe or socket)`);
+        }
         if (stats.size > MAX_EDIT_BYTES) {
           throw Error(
             `${q(filePath)} is ${stats.size} bytes, more than the ${MAX_EDIT_BYTES} editFile handles`,

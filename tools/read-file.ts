@@ -18,7 +18,8 @@ const readStart = async (realPath: string, userPath: string) => {
   try {
     handle = await fs.promises.open(
       realPath,
-      fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW,
+      // O_NONBLOCK: opening a FIFO would otherwise wait for a writer forever.
+      fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW | fs.constants.O_NONBLOCK,
     );
   } catch (error) {
     throw explainFsError(error, userPath);
@@ -27,6 +28,9 @@ const readStart = async (realPath: string, userPath: string) => {
     const stats = await handle.stat();
     if (stats.isDirectory()) {
       throw Error(`${q(userPath)} is a directory; use listDir to see what it holds`);
+    }
+    if (!stats.isFile()) {
+      throw Error(`${q(userPath)} is not a regular file (a device, pipe or socket)`);
     }
     const buffer = Buffer.alloc(Math.min(stats.size, MAX_BYTES));
     const { bytesRead } = await handle.read(buffer, 0, buffer.length, 0);

@@ -25,6 +25,9 @@ export const make = (_powers: unknown, _context: unknown, { env }: CapletOptions
       if (existing?.isDirectory()) {
         throw Error(`${q(filePath)} is a directory; give a file path`);
       }
+      if (existing && !existing.isFile()) {
+        throw Error(`${q(filePath)} is not a regular file (a device, pipe or socket)`);
+      }
       await writeChecked(realPath, contents, filePath);
       const verb = existing ? 'Overwrote' : 'Created';
       return `${verb} ${fsRoot.display(realPath)} (${contents.length} characters).`;
