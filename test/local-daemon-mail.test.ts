@@ -108,7 +108,7 @@ test('send checks recipient, edge names, counts and attachments in order', async
   await daemon.stop();
 });
 
-test('attachments: adopt binds the attachment's id into an existing directory', async t => {
+test("attachments: adopt binds the attachment's id into an existing directory", async t => {
   const { daemon, host, guest } = await setup();
   await E(host).storeValue('a greeting', 'greeting');
   await E(host).send('fae', ['Here is ', ' for you'], ['greet'], ['greeting']);
