@@ -29,7 +29,7 @@ const renderValue = (value: unknown): string => {
   if (typeof value === 'string') {
     text = /^[\w.:/@#-]+$/.test(value) ? value : JSON.stringify(value);
   } else if (typeof value === 'bigint') {
-    text = `${value}n`;
+    text = `${value}`;
   } else if (value instanceof Error) {
     text = JSON.stringify(value.message);
   } else {

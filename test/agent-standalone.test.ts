@@ -1,0 +1,23 @@
+// dist/agent.js in a plain, locked-down Node process, against a daemon
+// model it has never seen: the caplet must need nothing from our tests.
+import test from 'ava';
+import { execFile } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+const script = fileURLToPath(new URL('./fixtures/plain-node-daemon.js', import.meta.url));
+
+test('the built caplet starts and answers in a plain locked-down Node process', async t => {
+  const stdout = await new Promise<string>((resolve, reject) => {
+    execFile(process.execPath, ['--import', '@endo/init', script], { timeout: 30_000 }, (error, out, err) =>
+      error ? reject(Error(`${error.message}\n${err}`)) : resolve(out),
+    );
+  });
+  const lastLine = stdout.trim().split('\n').at(-1) ?? '';
+  const calls = JSON.parse(lastLine) as unknown[][];
+  t.deepEqual(calls[0], ['makeDirectory', 'tools']);
+  t.deepEqual(calls[1], ['send', 'HOST', ['Fae agent ready.']]);
+  const reply = calls.find(call => call[0] === 'reply');
+  t.is(reply?.[1], '0n');
+  t.regex(String((reply?.[2] as string[])[0]), /^Sorry, I could not answer message #0: .*cannot reach the LLM at http:\/\/127\.0\.0\.1:9\/v1/);
+  t.true(stdout.includes('[fae] message-received message=0 from=HOST'));
+});
