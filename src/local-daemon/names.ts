@@ -33,22 +33,18 @@ harden(isSpecialName);
 harden(isName);
 
 export const assertName = (name: string): void => {
-  isName(name) || assertFail(`Invalid name ${q(name)}`);
+  if (!isName(name)) throw Error(`Invalid name ${q(name)}`);
 };
 export const assertPetName = (name: string): void => {
-  isPetName(name) || assertFail(`Invalid pet name ${q(name)}`);
+  if (!isPetName(name)) throw Error(`Invalid pet name ${q(name)}`);
 };
 harden(assertName);
 harden(assertPetName);
 
-const assertFail = (message: string): never => {
-  throw Error(message);
-};
-
 /** A string is a one-element path; every element must be a name. */
 export const namePathFrom = (nameOrPath: string | readonly string[]): string[] => {
   const path = typeof nameOrPath === 'string' ? [nameOrPath] : [...nameOrPath];
-  path.length > 0 || assertFail('Invalid name path');
+  if (path.length === 0) throw Error('Invalid name path');
   path.forEach(assertName);
   return path;
 };
@@ -67,8 +63,8 @@ export const assertEdgeNames = (edgeNames: readonly string[]): void => {
   const seen = new Set<string>();
   for (const name of edgeNames) {
     assertName(name);
-    !RESERVED_EDGE_NAMES.includes(name) || assertFail(`Message name ${q(name)} is reserved`);
-    !seen.has(name) || assertFail(`Message name ${q(name)} is duplicated`);
+    if (RESERVED_EDGE_NAMES.includes(name)) throw Error(`Message name ${q(name)} is reserved`);
+    if (seen.has(name)) throw Error(`Message name ${q(name)} is duplicated`);
     seen.add(name);
   }
 };
