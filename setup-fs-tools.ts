@@ -1,8 +1,8 @@
 // endo run --UNCONFINED dist/setup-fs-tools.js --powers AGENT [-E FAE_CWD=/path/to/project]
 // Creates the filesystem tool caplets (read-file, write-file, edit-file,
 // list-dir, run-command) in the host's inventory, each rooted at FAE_CWD:
-// resolved here, against the directory `endo run` is started in (the
-// daemon's working directory is elsewhere), which is also the default.
+// resolved here, against the directory `endo run` (or `npm run`) is started
+// in, which is also the default; the daemon's working directory is elsewhere.
 // run-command is a shell with the worker's authority; see its help().
 import process from 'node:process';
 import {
@@ -14,10 +14,14 @@ import {
   readFsToolsRoot,
 } from './src/provisioning.js';
 
+// `npm run` starts scripts in the package directory and records where the
+// user actually was in INIT_CWD; that is the directory they mean.
+const invocationDirectory = (env: Env) => env.INIT_CWD || process.cwd();
+
 export const setupFsTools = async (
   host: HostRef,
   env: Env = process.env,
-  cwd: string = process.cwd(),
+  cwd: string = invocationDirectory(env),
 ) => {
   const root = readFsToolsRoot(env, cwd);
   const lines = await provideToolCaplets(host, FS_TOOLS, harden({ FAE_CWD: root }));

@@ -126,3 +126,13 @@ test('running setup-fs-tools again keeps the tools it made', async t => {
   t.true(again.includes('run-command: already present, left as it is'));
   t.is(await E(host).identify('run-command'), id);
 });
+
+test('under npm run, setup-fs-tools roots the tools where the user was (INIT_CWD)', async t => {
+  const host = start(t);
+  const root = tempRoot();
+  await setupFsTools(host, { INIT_CWD: root });
+  t.is(
+    await E(E(host).lookup('read-file')).execute({ filePath: 'hello.txt' }),
+    'hello from the root\n',
+  );
+});
