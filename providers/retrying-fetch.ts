@@ -65,6 +65,8 @@ export const makeRetryingFetch = (options: RetryingFetchOptions): Fetch => {
   const retryingFetch = async (input: Parameters<Fetch>[0], init?: RequestInit) => {
     const target = describeTarget(input, init);
     for (let retry = 0; ; retry += 1) {
+      // Retries are sequential by nature: each waits on the last answer.
+      // eslint-disable-next-line no-await-in-loop
       const response = await attempt(input, init);
       debugLog?.(`${target} -> ${response.status} (attempt ${retry + 1} of ${maxRetries + 1})`);
       if (response.ok || !isRetryableStatus(response.status) || retry >= maxRetries) {
@@ -74,7 +76,9 @@ export const makeRetryingFetch = (options: RetryingFetchOptions): Fetch => {
       if (asked !== undefined && asked > MAX_RETRY_AFTER_MS) {
         return response;
       }
+      // eslint-disable-next-line no-await-in-loop
       await discardBody(response);
+      // eslint-disable-next-line no-await-in-loop
       await sleep(asked ?? backoffDelay(retry, random));
     }
   };

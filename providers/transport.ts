@@ -44,6 +44,8 @@ export const makeTransport = (
   options: ProviderOptions = {},
 ): Transport => {
   const redact = makeEnvRedactor(env);
+  // Debug output (FAE_DEBUG=1 only, redacted) goes to stderr by default.
+  // eslint-disable-next-line no-console
   const sink = options.debugLog ?? ((line: string) => console.error(line));
   const debug = config.debug
     ? (line: string) => sink(redact(`[fae provider ${config.kind}] ${line}`))

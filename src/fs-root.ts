@@ -150,6 +150,8 @@ export const makeFsRoot = (rootDir: string, origin: RootOrigin = 'given'): FsRoo
     let existing = target;
     for (;;) {
       try {
+        // Walking up one parent at a time: each step depends on the last.
+        // eslint-disable-next-line no-await-in-loop
         await fs.promises.lstat(existing);
         break;
       } catch (error) {

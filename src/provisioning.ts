@@ -165,19 +165,19 @@ export const provideToolCaplets = async (
   env: Readonly<Record<string, string>> = {},
 ): Promise<string[]> => {
   const specifiers = tools.map(tool => builtModuleUrl(tool.module));
-  const lines: string[] = [];
-  for (const [i, { petName }] of tools.entries()) {
-    if (await E(host).has(petName)) {
-      lines.push(`${petName}: already present, left as it is`);
-      continue;
-    }
-    await E(host).makeUnconfined(WORKER_NAME, specifiers[i], {
-      resultName: petName,
-      env,
-    });
-    lines.push(`${petName}: created`);
-  }
-  return lines;
+  // Independent tools: every check and creation goes out at once.
+  return Promise.all(
+    tools.map(async ({ petName }, i) => {
+      if (await E(host).has(petName)) {
+        return `${petName}: already present, left as it is`;
+      }
+      await E(host).makeUnconfined(WORKER_NAME, specifiers[i], {
+        resultName: petName,
+        env,
+      });
+      return `${petName}: created`;
+    }),
+  );
 };
 harden(provideToolCaplets);
 

@@ -6,6 +6,7 @@ import { E } from '@endo/far';
 import { makeLocalDaemon, messageText, nextMessage, fromSelf } from './support/daemon.js';
 import { startLlmServer } from './support/llm-server.js';
 import { makeShippedTool } from './support/tool-caplets.js';
+import type { Far } from './support/fae-harness.js';
 
 const agentUrl = new URL('../agent.js', import.meta.url).href;
 
@@ -18,7 +19,7 @@ test('dist/agent.js runs in the daemon against an OpenAI-compatible server', asy
     .reply({ text: 'Greeted Ada for you.' });
   const daemon = makeLocalDaemon();
   t.teardown(() => daemon.stop());
-  const host = await daemon.host;
+  const host: Far = await daemon.host;
   await E(host).provideGuest('fae', { introducedNames: {}, agentName: 'profile-for-fae' });
   const { LAL_HOST } = server.env();
   await E(host).makeUnconfined('MAIN', agentUrl, {
@@ -54,7 +55,7 @@ test('dist/agent.js runs in the daemon against an OpenAI-compatible server', asy
 test('a bad configuration makes the caplet fail with a clear error', async t => {
   const daemon = makeLocalDaemon();
   t.teardown(() => daemon.stop());
-  const host = await daemon.host;
+  const host: Far = await daemon.host;
   await E(host).provideGuest('fae', { introducedNames: {}, agentName: 'profile-for-fae' });
   await t.throwsAsync(
     E(host).makeUnconfined('MAIN', agentUrl, {

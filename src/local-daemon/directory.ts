@@ -57,6 +57,8 @@ export const makeDirectoryOps = (
   const lookupPath = async (path: readonly string[]): Promise<unknown> => {
     let value: unknown = await root.lookup(path[0]);
     for (const name of path.slice(1)) {
+      // Each segment is looked up in the hub the previous one named.
+      // eslint-disable-next-line no-await-in-loop
       value = await hubFor(value).lookup(name);
     }
     return value;

@@ -76,13 +76,14 @@ export const makeMailOps = (
     if (strings.length < petNames.length) {
       throw Error('Message must have one string before every value delivered');
     }
-    const ids: string[] = [];
-    for (const petName of petNames) {
-      const id = await names.identifyPath(namePathFrom(petName)).catch(() => undefined);
-      if (id === undefined) throw Error(`Unknown pet name ${q(petName)}`);
-      ids.push(id);
-    }
-    return ids;
+    // All at once; the first unknown name in order is the one reported.
+    const found = await Promise.all(
+      petNames.map(petName => names.identifyPath(namePathFrom(petName)).catch(() => undefined)),
+    );
+    return found.map((id, i) => {
+      if (id === undefined) throw Error(`Unknown pet name ${q(petNames[i])}`);
+      return id;
+    });
   };
 
   const packageOf = (
