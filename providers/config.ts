@@ -58,8 +58,15 @@ const readInteger = (
   return value;
 };
 
-const readHost = (env: Env): string => {
-  const host = readText(env, 'LAL_HOST') ?? DEFAULT_HOST;
+/** Where each adapter looks when LAL_HOST is unset (LAL_PROVIDER chose it). */
+const DEFAULT_HOST_FOR: Readonly<Record<ProviderKind, string>> = harden({
+  anthropic: 'https://api.anthropic.com',
+  // Ollama's own OpenAI-compatible endpoint: the local default either way.
+  openai: `${DEFAULT_HOST}/v1`,
+  ollama: DEFAULT_HOST,
+});
+
+const checkHost = (host: string): string => {
   let url: URL;
   try {
     url = new URL(host);
@@ -108,8 +115,12 @@ harden(selectProviderKind);
  * the network.
  */
 export const readProviderConfig = (env: Env): ProviderConfig => {
-  const host = readHost(env);
-  const kind = selectProviderKind(host, readText(env, 'LAL_PROVIDER'));
+  const explicitHost = readText(env, 'LAL_HOST');
+  const kind = selectProviderKind(
+    explicitHost === undefined ? DEFAULT_HOST : checkHost(explicitHost),
+    readText(env, 'LAL_PROVIDER'),
+  );
+  const host = explicitHost ?? DEFAULT_HOST_FOR[kind];
   const authToken = readText(env, 'LAL_AUTH_TOKEN');
   if (kind === 'anthropic' && authToken === undefined) {
     throw Error(

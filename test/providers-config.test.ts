@@ -54,6 +54,14 @@ test('LAL_PROVIDER overrides the URL rules, in any case', t => {
   t.is(anthropic.model, 'claude-opus-4-5-20251101');
 });
 
+test('without LAL_HOST, LAL_PROVIDER picks that provider\'s usual host', t => {
+  const host = (env: Record<string, string>) => readProviderConfig(env).host;
+  t.is(host({ LAL_PROVIDER: 'anthropic', LAL_AUTH_TOKEN: 'k' }), 'https://api.anthropic.com');
+  t.is(host({ LAL_PROVIDER: 'openai' }), 'http://localhost:11434/v1');
+  t.is(host({ LAL_PROVIDER: 'ollama' }), 'http://localhost:11434');
+  t.is(host({}), 'http://localhost:11434');
+});
+
 test('an unknown LAL_PROVIDER is a clear error', t => {
   t.throws(() => readProviderConfig({ LAL_PROVIDER: 'gemini' }), {
     message: 'LAL_PROVIDER must be one of "anthropic", "openai", "ollama", not "gemini"',
