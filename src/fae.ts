@@ -101,6 +101,9 @@ export const startFae = (
     const [sender, tools] = await Promise.all([describeSender(message.from), discover()]);
     logger.event('message-received', { message: number, from: sender, type: message.type });
     transcript.push(harden({ role: 'user', content: formatIncomingMessage(message, sender) }));
+    // A turn cut short by cancellation is not handled: after a restart
+    // the message is replayed, so it must not be dismissed.
+    let finished = true;
     try {
       const outcome = await runTurn(transcript, tools, {
         provider,
@@ -112,6 +115,7 @@ export const startFae = (
         messageNumber: number,
       });
       if (outcome.kind === 'cancelled') {
+        finished = false;
         return;
       }
       if (outcome.kind === 'limit') {
@@ -130,8 +134,8 @@ export const startFae = (
       logger.warn('turn-failed', { message: number, error: reason });
       await answer(number, `Sorry, I could not answer message #${number}: ${reason}`);
     } finally {
-      handledMessages += 1;
-      if (config.autoDismiss && !current.dismissed) {
+      if (finished) handledMessages += 1;
+      if (finished && config.autoDismiss && !current.dismissed) {
         // Handled messages are dismissed so a restart does not replay them.
         await E(powers).dismiss(number).catch(() => {});
       }

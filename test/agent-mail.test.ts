@@ -94,7 +94,7 @@ test('a turn stops at FAE_MAX_ITERATIONS model calls and the sender is told', as
 
 test('after cancellation no new model request is made and the inbox is let go', async t => {
   const llm = makeScriptedProvider([{ hang: true }, { text: 'should never be asked' }]);
-  const { host, nextFromFae, daemon } = await startFaeInDaemon({ provider: llm.provider });
+  const { host, fae, nextFromFae, daemon } = await startFaeInDaemon({ provider: llm.provider });
   await nextFromFae();
   await E(host).send('fae', ['one'], [], []);
   await llm.whenCalled(1);
@@ -104,6 +104,9 @@ test('after cancellation no new model request is made and the inbox is let go', 
   await delay(200);
   t.is(llm.requests.length, 1);
   t.true((daemon.callCounts().return ?? 0) > returnsBefore);
+  // The interrupted message was not handled, so it stays for the next start.
+  const kept = await E(fae).listMessages();
+  t.true(kept.some((m: { strings?: string[] }) => m.strings?.[0] === 'one'));
   await daemon.stop();
 });
 
