@@ -11,9 +11,8 @@ import type {
 } from '@anthropic-ai/sdk/resources/messages/messages.js';
 import { readProviderConfig, type Env, type ProviderConfig } from './config.js';
 import {
-  describeTransportFailure,
+  describeSdkFailure,
   makeProviderError,
-  serverMessageOf,
   type Failure,
 } from './errors.js';
 import { makeChatResult, makeToolCall, makeUsage, parseToolArguments } from './assistant-result.js';
@@ -137,22 +136,7 @@ export const fromAnthropicMessage = (response: Message): ChatResult => {
 };
 harden(fromAnthropicMessage);
 
-const describeFailure = (error: unknown): Failure => {
-  if (error instanceof Anthropic.APIConnectionTimeoutError) {
-    return { kind: 'timeout' };
-  }
-  const transport = describeTransportFailure(error);
-  if (transport) {
-    return transport;
-  }
-  if (error instanceof Anthropic.APIConnectionError) {
-    return { kind: 'unreachable', detail: undefined };
-  }
-  if (error instanceof Anthropic.APIError && typeof error.status === 'number') {
-    return { kind: 'status', status: error.status, message: serverMessageOf(error) };
-  }
-  return { kind: 'other', message: error instanceof Error ? error.message : String(error) };
-};
+const describeFailure = (error: unknown): Failure => describeSdkFailure(error, Anthropic);
 
 /** The adapter for a parsed configuration; `env` feeds only the redactor. */
 export const makeAnthropicProviderFromConfig = (

@@ -171,3 +171,32 @@ export const serverMessageOf = (error: { readonly error?: unknown; readonly mess
   return error.message.replace(/^\d{3}\s+/, '');
 };
 harden(serverMessageOf);
+
+/** The error classes of a Stainless-generated SDK (Anthropic, OpenAI). */
+export interface SdkErrorClasses {
+  readonly APIConnectionTimeoutError: abstract new (...args: never[]) => Error;
+  readonly APIConnectionError: abstract new (...args: never[]) => Error;
+  readonly APIError: abstract new (...args: never[]) => Error & {
+    readonly status?: number;
+    readonly error?: unknown;
+  };
+}
+
+/** Classifies what an Anthropic or OpenAI SDK call threw. */
+export const describeSdkFailure = (error: unknown, sdk: SdkErrorClasses): Failure => {
+  if (error instanceof sdk.APIConnectionTimeoutError) {
+    return { kind: 'timeout' };
+  }
+  const transport = describeTransportFailure(error);
+  if (transport) {
+    return transport;
+  }
+  if (error instanceof sdk.APIConnectionError) {
+    return { kind: 'unreachable', detail: undefined };
+  }
+  if (error instanceof sdk.APIError && typeof error.status === 'number') {
+    return { kind: 'status', status: error.status, message: serverMessageOf(error) };
+  }
+  return { kind: 'other', message: error instanceof Error ? error.message : String(error) };
+};
+harden(describeSdkFailure);

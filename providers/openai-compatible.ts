@@ -10,9 +10,8 @@ import type {
 } from 'openai/resources/chat/completions.js';
 import { readProviderConfig, type Env, type ProviderConfig } from './config.js';
 import {
-  describeTransportFailure,
+  describeSdkFailure,
   makeProviderError,
-  serverMessageOf,
   type Failure,
 } from './errors.js';
 import { makeChatResult, makeToolCall, makeUsage } from './assistant-result.js';
@@ -91,22 +90,7 @@ export const fromOpenAICompletion = (completion: ChatCompletion): ChatResult => 
 };
 harden(fromOpenAICompletion);
 
-const describeFailure = (error: unknown): Failure => {
-  if (error instanceof OpenAI.APIConnectionTimeoutError) {
-    return { kind: 'timeout' };
-  }
-  const transport = describeTransportFailure(error);
-  if (transport) {
-    return transport;
-  }
-  if (error instanceof OpenAI.APIConnectionError) {
-    return { kind: 'unreachable', detail: undefined };
-  }
-  if (error instanceof OpenAI.APIError && typeof error.status === 'number') {
-    return { kind: 'status', status: error.status, message: serverMessageOf(error) };
-  }
-  return { kind: 'other', message: error instanceof Error ? error.message : String(error) };
-};
+const describeFailure = (error: unknown): Failure => describeSdkFailure(error, OpenAI);
 
 /** The adapter for a parsed configuration; `env` feeds only the redactor. */
 export const makeOpenAIProviderFromConfig = (
