@@ -5,7 +5,7 @@ export const FAE_HELP: Readonly<Record<string, string>> = harden({
 Methods: help(methodName?), status().`,
   help: 'help(methodName?) returns this text, or the text for one method.',
   status:
-    'status() returns { state, handledMessages, provider, model, lastError }: state is starting, running, stopped or failed.',
+    'status() returns { state, handledMessages, inputTokens, outputTokens, provider, model, lastError }: state is starting, running, stopped or failed; the token counts add up what the LLM reported.',
 });
 
 export const helpFor = (texts: Readonly<Record<string, string>>, methodName?: string) =>

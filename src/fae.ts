@@ -49,6 +49,8 @@ export const startFae = (
 
   let state: State = 'starting';
   let handledMessages = 0;
+  let inputTokens = 0;
+  let outputTokens = 0;
   let lastError = '';
 
   const transcript: ChatMessage[] = [{ role: 'system', content: FAE_SYSTEM_PROMPT }];
@@ -118,6 +120,15 @@ export const startFae = (
         finished = false;
         return;
       }
+      inputTokens += outcome.usage.inputTokens;
+      outputTokens += outcome.usage.outputTokens;
+      logger.event('turn-finished', {
+        message: number,
+        outcome: outcome.kind,
+        iterations: outcome.iterations,
+        inputTokens: outcome.usage.inputTokens,
+        outputTokens: outcome.usage.outputTokens,
+      });
       if (outcome.kind === 'limit') {
         logger.warn('turn-limit', { message: number, iterations: outcome.iterations });
         await answer(
@@ -126,7 +137,10 @@ export const startFae = (
         );
       } else if (!current.answered && outcome.content !== '') {
         // The model answered in plain text: deliver it to the sender.
-        await answer(number, outcome.content);
+        const note = outcome.cutOff
+          ? '\n\n(This answer was cut off at the output limit, LAL_MAX_TOKENS.)'
+          : '';
+        await answer(number, `${outcome.content}${note}`);
       }
     } catch (error) {
       const reason = redact(error instanceof Error ? error.message : String(error));
@@ -174,6 +188,8 @@ export const startFae = (
       harden({
         state,
         handledMessages,
+        inputTokens,
+        outputTokens,
         provider: provider.kind,
         model: provider.model,
         lastError,

@@ -29,10 +29,22 @@ export interface TurnDependencies {
   readonly messageNumber?: bigint;
 }
 
-export type TurnOutcome =
-  | { readonly kind: 'answered'; readonly content: string; readonly iterations: number }
-  | { readonly kind: 'limit'; readonly iterations: number }
-  | { readonly kind: 'cancelled'; readonly iterations: number };
+/** Tokens spent in a turn, as far as the provider reported them. */
+export interface TurnUsage {
+  inputTokens: number;
+  outputTokens: number;
+}
+
+export type TurnOutcome = { readonly iterations: number; readonly usage: TurnUsage } & (
+  | {
+      readonly kind: 'answered';
+      readonly content: string;
+      /** The model stopped at its output limit (LAL_MAX_TOKENS). */
+      readonly cutOff: boolean;
+    }
+  | { readonly kind: 'limit' }
+  | { readonly kind: 'cancelled' }
+);
 
 const CANCELLED: unique symbol = Symbol('cancelled');
 
@@ -143,6 +155,7 @@ export const runTurn = async (
   const { provider, limits, cancelled, makeCallId, logger } = deps;
   const stop: Promise<typeof CANCELLED> = cancelled.then(() => CANCELLED);
   const usedIds = new Set<string>();
+  const usage: TurnUsage = { inputTokens: 0, outputTokens: 0 };
   let tools = initialTools;
   for (let iteration = 1; iteration <= limits.maxIterations; iteration += 1) {
     logger.debug('transcript', () => transcript);
@@ -152,12 +165,15 @@ export const runTurn = async (
       stop,
     ]);
     if (response === CANCELLED) {
-      return { kind: 'cancelled', iterations: iteration };
+      return { kind: 'cancelled', iterations: iteration, usage };
     }
+    usage.inputTokens += response.usage?.inputTokens ?? 0;
+    usage.outputTokens += response.usage?.outputTokens ?? 0;
     const { content, calls } = normalizeAssistant(response.message, makeCallId, usedIds);
     if (calls.length === 0) {
       transcript.push(harden({ role: 'assistant', content }));
-      return { kind: 'answered', content, iterations: iteration };
+      const cutOff = response.stopReason === 'max_tokens';
+      return { kind: 'answered', content, cutOff, iterations: iteration, usage };
     }
     // eslint-disable-next-line no-await-in-loop
     const outcomes = await runToolCalls(calls, tools, deps);
@@ -169,6 +185,6 @@ export const runTurn = async (
     // eslint-disable-next-line no-await-in-loop
     tools = await deps.discover();
   }
-  return { kind: 'limit', iterations: limits.maxIterations };
+  return { kind: 'limit', iterations: limits.maxIterations, usage };
 };
 harden(runTurn);

@@ -179,3 +179,23 @@ test('think blocks never go back to the model', async t => {
   t.is(call?.content, '');
   await daemon.stop();
 });
+
+test('token usage is summed per turn and in status(); a cut-off answer says so', async t => {
+  const llm = makeScriptedProvider([
+    { toolCalls: [{ name: 'list', arguments: {} }], usage: { inputTokens: 100, outputTokens: 10 } },
+    { text: 'The list is long and', stopReason: 'max_tokens', usage: { inputTokens: 150, outputTokens: 20 } },
+  ]);
+  const { host, controller, nextFromFae, logs, daemon } = await startFaeInDaemon({ provider: llm.provider });
+  await nextFromFae();
+  await E(host).send('fae', ['list everything'], [], []);
+  t.is(
+    messageText(await nextFromFae()),
+    'The list is long and\n\n(This answer was cut off at the output limit, LAL_MAX_TOKENS.)',
+  );
+  const status = await E(controller).status();
+  t.is(status.inputTokens, 250);
+  t.is(status.outputTokens, 30);
+  t.is(status.handledMessages, 1);
+  t.true(logs.some(line => line.includes('turn-finished message=1 outcome=answered iterations=2 inputTokens=250 outputTokens=30')));
+  await daemon.stop();
+});

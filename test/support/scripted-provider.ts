@@ -8,7 +8,14 @@
 //   ]);
 //   llm.requests[0].messages  // what fae sent on the first call
 import { makePromiseKit } from '@endo/promise-kit';
-import type { ChatMessage, ChatResult, Provider, ToolSchema } from '../../providers/types.js';
+import type {
+  ChatMessage,
+  ChatResult,
+  Provider,
+  StopReason,
+  ToolSchema,
+  Usage,
+} from '../../providers/types.js';
 
 export interface ScriptedCall {
   readonly name: string;
@@ -18,7 +25,12 @@ export interface ScriptedCall {
 }
 
 export type ScriptedStep =
-  | { readonly text?: string; readonly toolCalls?: readonly ScriptedCall[] }
+  | {
+      readonly text?: string;
+      readonly toolCalls?: readonly ScriptedCall[];
+      readonly usage?: Usage;
+      readonly stopReason?: StopReason;
+    }
   | { readonly error: string }
   | { readonly hang: true };
 
@@ -60,6 +72,8 @@ const toResult = (step: ScriptedStep): ChatResult => {
       content: step.text ?? '',
       ...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {}),
     },
+    ...(step.usage ? { usage: step.usage } : {}),
+    ...(step.stopReason ? { stopReason: step.stopReason } : {}),
   });
 };
 
