@@ -1,0 +1,244 @@
+// `npm start`: a terminal chat with fae, which runs on an in-process local
+// daemon whose root host is the user (HOST). Started as
+//
+//   node --import @endo/init dist/src/chat/main.js [--root DIR] [--verbose]
+//
+// so the realm is locked down by Node's preload, exactly as a daemon worker
+// is; nothing here imports ses or @endo/init.
+//
+// Order of events: read and check the settings (a mistake exits 1 with the
+// reason); ask the LLM server whether it is there (if not, exit 1 with one
+// paragraph on what was tried and how to choose an LLM); provision the
+// local daemon as the setup scripts would; then read lines, one at a time,
+// in order. End of input waits (bounded) for fae to answer what was typed;
+// /quit, Ctrl-C and SIGTERM leave at once. Leaving cancels fae through its
+// context and stops the daemon; the exit code is then 0.
+import process from 'node:process';
+import readline from 'node:readline';
+import { makePromiseKit } from '@endo/promise-kit';
+import { describeError } from './describe-error.js';
+import { readProviderConfig, type ProviderConfig } from '../../providers/config.js';
+import { readFaeConfig, type FaeConfig } from '../config.js';
+import { makeEnvRedactor } from '../redact.js';
+import { readFaeSetupConfig, readFsToolsRoot, type Env, type FaeSetupConfig } from '../provisioning.js';
+import { parseChatOptions, USAGE, type ChatOptions } from './options.js';
+import { checkLlmReachable } from './reachability.js';
+import { installQuietConsole } from './quiet-console.js';
+import { makeProgress, parseAgentLine, type AgentLogLine } from './progress.js';
+import { makePendingAnswers } from './pending.js';
+import { makeScreen } from './screen.js';
+import { startChatSession, type ChatSession } from './session.js';
+import { runLine } from './commands.js';
+
+/** Leaving must not hang on a daemon that does not stop. */
+const STOP_TIMEOUT_MS = 5_000;
+
+interface Settings {
+  readonly setup: FaeSetupConfig;
+  readonly provider: ProviderConfig;
+  readonly fae: FaeConfig;
+  readonly root: string;
+}
+
+/** The settings as fae will read them, checked before anything starts. */
+const readSettings = (env: Env, options: ChatOptions): Settings => {
+  const withRoot: Env = options.root === undefined ? env : { ...env, FAE_CWD: options.root };
+  const setup = readFaeSetupConfig(withRoot);
+  // `npm start` runs in the package directory; INIT_CWD is where the user was.
+  const root = readFsToolsRoot(withRoot, env.INIT_CWD || process.cwd());
+  return harden({
+    setup,
+    provider: readProviderConfig(setup.env),
+    fae: readFaeConfig(setup.env),
+    root,
+  });
+};
+
+/**
+ * How long end of input waits without hearing anything from fae. Every
+ * model call and tool call fae makes has its own bound; silence longer
+ * than the longest of them means no answer is coming.
+ */
+const quietBound = ({ provider, fae }: Settings) =>
+  Math.max(provider.timeoutMs * (provider.maxRetries + 1), fae.toolTimeoutMs) + 15_000;
+
+const withTimeout = <T>(promise: Promise<T>, ms: number) =>
+  Promise.race([
+    promise,
+    new Promise<void>(resolve => {
+      setTimeout(resolve, ms).unref();
+    }),
+  ]);
+
+const runChat = async (args: readonly string[], env: Env): Promise<number> => {
+  const redact = makeEnvRedactor(env);
+  const fail = (text: string) => {
+    process.stderr.write(`${redact(text)}\n`);
+    return 1;
+  };
+
+  let options: ChatOptions;
+  let settings: Settings;
+  try {
+    options = parseChatOptions(args);
+  } catch (error) {
+    process.stderr.write(`${describeError(error)}\n\n${USAGE}\n`);
+    return 2;
+  }
+  if (options.help) {
+    process.stdout.write(`${USAGE}\n`);
+    return 0;
+  }
+  try {
+    settings = readSettings(env, options);
+  } catch (error) {
+    return fail(`fae cannot start: ${describeError(error)}`);
+  }
+
+  const reachability = await checkLlmReachable(settings.provider);
+  if (!reachability.ok) return fail(reachability.paragraph);
+
+  const interactive = Boolean(process.stdin.isTTY && process.stdout.isTTY);
+  const screen = makeScreen({
+    output: process.stdout,
+    errors: process.stderr,
+    interactive,
+    verbose: options.verbose,
+    redact,
+  });
+  if (reachability.warning !== undefined) screen.error(reachability.warning);
+
+  const progress = makeProgress(screen.status);
+  const pending = makePendingAnswers({ onBusyChange: progress.setBusy });
+  let session: ChatSession | undefined;
+  let leaving: Promise<number> | undefined;
+
+  // fae stopped on its own (its startup failed, say): tell the user, and
+  // stop waiting for answers. A stop we caused (reset, leaving) is no news.
+  const checkFaeAlive = () => {
+    if (leaving !== undefined) return;
+    session
+      ?.faeStatus()
+      .then(status => {
+        if (status === undefined || leaving !== undefined) return;
+        if (status.state !== 'failed' && status.state !== 'stopped') return;
+        pending.faeStopped();
+        screen.error(`fae has stopped${status.lastError ? `: ${status.lastError}` : ''}; /reset starts it again`);
+      })
+      .catch(() => {});
+  };
+  const onAgentLine = (line: AgentLogLine) => {
+    pending.activity();
+    progress.agentLine(line);
+    if (line.name === 'stopped' || (line.level === 'warning' && line.name === 'failed')) checkFaeAlive();
+  };
+  const restoreConsole = installQuietConsole(line => {
+    const agentLine = parseAgentLine(line);
+    if (agentLine !== undefined) onAgentLine(agentLine);
+    screen.log(line);
+  });
+
+  // Ctrl-C before the chat is up: nothing to wind down but the daemon.
+  let interruptedEarly = false;
+  const onEarlySignal = () => {
+    interruptedEarly = true;
+  };
+  process.once('SIGINT', onEarlySignal);
+  try {
+    session = await startChatSession({
+      config: settings.setup,
+      root: settings.root,
+      pending,
+      onMail: (mail, answersUser) => {
+        if (answersUser) progress.answered();
+        screen.mail(mail.from, mail.text);
+      },
+      onFollowError: error => screen.error(`Your inbox can no longer be followed: ${describeError(error)}`),
+    });
+  } catch (error) {
+    restoreConsole();
+    return fail(`fae could not be started on the local host: ${describeError(error)}`);
+  } finally {
+    process.removeListener('SIGINT', onEarlySignal);
+  }
+  const chat = session;
+
+  const input = readline.createInterface({
+    input: process.stdin,
+    output: interactive ? process.stdout : undefined,
+    terminal: interactive,
+  });
+  let inputClosed = false;
+  const closeInput = () => {
+    if (inputClosed) return;
+    inputClosed = true;
+    input.close();
+  };
+
+  const finished = makePromiseKit<number>();
+  const leave = (drain: boolean): Promise<number> => {
+    if (leaving !== undefined) return leaving;
+    leaving = (async () => {
+      closeInput();
+      if (drain && pending.busy()) {
+        if (interactive) screen.note('(waiting for fae to answer; Ctrl-C leaves now)');
+        const quietMs = quietBound(settings);
+        const outcome = await pending.whenSettled(quietMs);
+        if (outcome === 'silent') {
+          screen.error(`(stopped waiting: fae said nothing for ${Math.round(quietMs / 1000)} s)`);
+        }
+      }
+      screen.detach();
+      // The quiet console stays: fae may log while it winds down, and the
+      // process exits right after.
+      await withTimeout(chat.stop(), STOP_TIMEOUT_MS);
+      return 0;
+    })();
+    leaving.then(finished.resolve, finished.reject);
+    return leaving;
+  };
+
+  // Ctrl-C, SIGTERM: leave now. Again while waiting for answers: stop waiting.
+  const onSignal = () => {
+    if (leaving === undefined) void leave(false);
+    else pending.faeStopped();
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  input.on('SIGINT', onSignal);
+
+  screen.note(
+    `fae is running on a local Endo host with ${settings.setup.summary}; ` +
+      `its filesystem tools work in ${settings.root}. Type a message, or /help for commands.`,
+  );
+  screen.attach(input);
+
+  // Lines are handled one after another, in the order they were typed.
+  let queue: Promise<void> = Promise.resolve();
+  const context = harden({
+    session: chat,
+    screen,
+    quit: async () => {
+      void leave(false);
+    },
+  });
+  input.on('line', line => {
+    if (leaving !== undefined) return;
+    queue = queue.then(() => runLine(line, context));
+  });
+  input.on('close', () => {
+    inputClosed = true;
+    void queue.then(() => leave(true));
+  });
+  if (interruptedEarly) void leave(false);
+  return finished.promise;
+};
+harden(runChat);
+
+runChat(process.argv.slice(2), process.env).then(
+  code => process.exit(code),
+  error => {
+    process.stderr.write(`fae chat failed: ${describeError(error)}\n`);
+    process.exit(1);
+  },
+);

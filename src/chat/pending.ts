@@ -1,0 +1,107 @@
+// Which of the user's messages fae has not answered yet. A message counts
+// as answered when fae's reply to it (a package whose replyTo is its
+// messageId) reaches the host; fae delivers a plain-text answer that way,
+// and so do its apologies for failed turns. The host learns a sent
+// message's id from its own copy in its inbox, so a send is "expected"
+// from the moment it starts until that copy is seen.
+//
+// When input ends, the chat waits until everything is answered, or fae has
+// stopped, or nothing at all has happened for `quietMs` (fae's own timeouts
+// bound every model call and tool call, so silence that long means no
+// answer is coming: fae dismissed a message without answering, say).
+export type Settled = 'answered' | 'stopped' | 'silent';
+
+export interface PendingOptions {
+  /** Told whenever the "something is unanswered" state flips. */
+  readonly onBusyChange?: (busy: boolean) => void;
+  readonly now?: () => number;
+  /** How often whenSettled looks at the clock, in ms. */
+  readonly pollMs?: number;
+}
+
+export const makePendingAnswers = ({
+  onBusyChange = () => {},
+  now = Date.now,
+  pollMs = 200,
+}: PendingOptions = {}) => {
+  let expectedCopies = 0;
+  const unanswered = new Set<string>();
+  let lastActivity = now();
+  let stopped = false;
+  let wasBusy = false;
+  const listeners = new Set<() => void>();
+
+  const busy = () => expectedCopies > 0 || unanswered.size > 0;
+  const changed = () => {
+    lastActivity = now();
+    const isBusy = busy();
+    if (isBusy !== wasBusy) {
+      wasBusy = isBusy;
+      onBusyChange(isBusy);
+    }
+    for (const listener of listeners) listener();
+  };
+
+  return harden({
+    busy,
+    /** Before a send to fae; call the result if the send failed. */
+    sending: () => {
+      expectedCopies += 1;
+      changed();
+      let undone = false;
+      return () => {
+        if (undone) return;
+        undone = true;
+        expectedCopies = Math.max(0, expectedCopies - 1);
+        changed();
+      };
+    },
+    /** The host's own copy of a message it sent to fae. */
+    ownCopy: (messageId: string) => {
+      expectedCopies = Math.max(0, expectedCopies - 1);
+      unanswered.add(messageId);
+      changed();
+    },
+    /** A message from fae; true if it answers one of the user's messages. */
+    incoming: (replyTo: string | undefined) => {
+      const answers = replyTo !== undefined && unanswered.delete(replyTo);
+      changed();
+      return answers;
+    },
+    /** Anything fae did (a log line): it is still working. */
+    activity: () => {
+      lastActivity = now();
+    },
+    /** fae has stopped (or failed): no answer will come. */
+    faeStopped: () => {
+      stopped = true;
+      changed();
+    },
+    /** fae was started afresh: nothing is owed any more. */
+    clear: () => {
+      expectedCopies = 0;
+      unanswered.clear();
+      stopped = false;
+      changed();
+    },
+    /** Resolves once every message is answered, fae stopped, or it was quiet for quietMs. */
+    whenSettled: (quietMs: number): Promise<Settled> =>
+      new Promise<Settled>(resolve => {
+        const check = () => {
+          let outcome: Settled | undefined;
+          if (!busy()) outcome = 'answered';
+          else if (stopped) outcome = 'stopped';
+          else if (now() - lastActivity >= quietMs) outcome = 'silent';
+          if (outcome === undefined) return;
+          clearInterval(timer);
+          listeners.delete(check);
+          resolve(outcome);
+        };
+        const timer = setInterval(check, pollMs);
+        listeners.add(check);
+        check();
+      }),
+  });
+};
+harden(makePendingAnswers);
+export type PendingAnswers = ReturnType<typeof makePendingAnswers>;

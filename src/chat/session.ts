@@ -1,0 +1,201 @@
+// The chat's daemon side: an in-process local daemon whose root host is
+// the user, provisioned exactly as the setup scripts provision a real one
+// (src/provisioning.ts): the example and filesystem tool caplets in the
+// host's inventory, the guest `fae` with powers `profile-for-fae`, and the
+// caplet `controller-for-fae` running the built dist/agent.js through
+// makeUnconfined with the user's LAL_*/FAE_* settings as env. Then it
+// follows the host's inbox and hands every message from fae to the screen.
+import { E } from '@endo/far';
+import { makeLocalDaemon } from '../local-daemon/index.js';
+import { makeRefIterator } from '../ref-iterator.js';
+import { messageText } from '../message-format.js';
+import type { MessageRecord } from '../endo-types.js';
+import {
+  EXAMPLE_TOOLS,
+  FAE_AGENT_NAME,
+  FAE_CONTROLLER_NAME,
+  FAE_GUEST_NAME,
+  FS_TOOLS,
+  type FaeSetupConfig,
+  type ToolCaplet,
+  provideFae,
+  provideToolCaplets,
+} from '../provisioning.js';
+import type { PendingAnswers } from './pending.js';
+
+/** The tools the user can mail to fae with /give. */
+export const CHAT_TOOLS: readonly ToolCaplet[] = harden([...EXAMPLE_TOOLS, ...FS_TOOLS]);
+
+/** A message that reached the host, ready to print. */
+export interface MailView {
+  readonly number: bigint;
+  /** 'you' for the user's own messages, 'fae', or the sender's pet name. */
+  readonly from: string;
+  /** The recipient's name, for the user's own messages. */
+  readonly to: string;
+  readonly text: string;
+}
+
+export interface ToolView {
+  readonly petName: string;
+  /** The name the model calls it by, from its schema. */
+  readonly toolName: string;
+  readonly description: string;
+}
+
+export interface SessionOptions {
+  readonly config: FaeSetupConfig;
+  /** The filesystem tools' root (FAE_CWD for their caplets). */
+  readonly root: string;
+  readonly pending: PendingAnswers;
+  /** A message from fae (or anyone but the user) arrived. */
+  readonly onMail: (mail: MailView, answersUser: boolean) => void;
+  /** The inbox could not be followed any more (other than at stop). */
+  readonly onFollowError?: (error: unknown) => void;
+}
+
+// `any`: the host is a remote presence; E() checks nothing statically.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type Far = any;
+
+export const startChatSession = async ({
+  config,
+  root,
+  pending,
+  onMail,
+  onFollowError = () => {},
+}: SessionOptions) => {
+  const daemon = makeLocalDaemon();
+  const host: Far = await daemon.host;
+  let stopping = false;
+
+  // Sequential: both create caplets in the MAIN worker, which the first
+  // call creates; concurrent calls would each create a worker of that name.
+  await provideToolCaplets(host, EXAMPLE_TOOLS);
+  await provideToolCaplets(host, FS_TOOLS, harden({ FAE_CWD: root }));
+  await provideFae(host, config);
+  // Held, not looked up again: a lookup of a cancelled caplet's name
+  // would make it anew.
+  let controller: Far | undefined = await E(host).lookup(FAE_CONTROLLER_NAME);
+
+  const [selfId, faeId] = (await Promise.all([
+    E(host).identify('SELF'),
+    E(host).identify(FAE_GUEST_NAME),
+  ])) as [string, string];
+
+  const nameOf = async (id: string): Promise<string> => {
+    if (id === selfId) return 'you';
+    if (id === faeId) return FAE_GUEST_NAME;
+    const names = (await E(host).reverseIdentify(id).catch(() => [])) as string[];
+    return names[0] ?? 'someone';
+  };
+
+  const view = async (record: MessageRecord): Promise<MailView> => {
+    const [from, to] = await Promise.all([nameOf(record.from), nameOf(record.to)]);
+    return harden({ number: record.number, from, to, text: messageText(record) });
+  };
+
+  const follow = async () => {
+    // The replay and the live feed may both deliver a message.
+    const seen = new Set<bigint>();
+    const inbox = makeRefIterator<MessageRecord>(E(host).followMessages());
+    // One at a time: messages are printed in the order they arrived.
+    for await (const record of inbox) {
+      if (seen.has(record.number)) continue;
+      seen.add(record.number);
+      if (record.from === selfId) {
+        if (record.to === faeId && record.messageId !== undefined) pending.ownCopy(record.messageId);
+        continue;
+      }
+      const answersUser = pending.incoming(record.replyTo);
+      onMail(await view(record), answersUser);
+    }
+  };
+  follow().catch(error => {
+    if (!stopping) onFollowError(error);
+  });
+
+  /** Mails fae; the package's strings interleave with the attachments. */
+  const sendToFae = async (strings: string[], edgeNames: string[], petNames: string[]) => {
+    const failed = pending.sending();
+    try {
+      await E(host).send(FAE_GUEST_NAME, harden(strings), harden(edgeNames), harden(petNames));
+    } catch (error) {
+      failed();
+      throw error;
+    }
+  };
+
+  return harden({
+    /** Sends what the user typed. */
+    say: (text: string) => sendToFae([text], [], []),
+
+    /** Mails fae one of the host's tool capabilities, as the Endo UI would. */
+    give: (petName: string, text?: string) =>
+      sendToFae([text ? `${text} ` : 'Here is a tool for you: ', ''], [petName], [petName]),
+
+    /** The tools /give can mail, with what their schemas say. */
+    tools: (): Promise<ToolView[]> =>
+      Promise.all(
+        CHAT_TOOLS.map(async ({ petName }) => {
+          try {
+            const schema = (await E(E(host).lookup(petName)).schema()) as {
+              function: { name: string; description: string };
+            };
+            return { petName, toolName: schema.function.name, description: schema.function.description };
+          } catch (error) {
+            const problem = error instanceof Error ? error.message : String(error);
+            return { petName, toolName: '?', description: `(unavailable: ${problem})` };
+          }
+        }),
+      ),
+
+    /** The host's undismissed messages: the conversation so far. */
+    inbox: async (): Promise<MailView[]> => {
+      const records = (await E(host).listMessages()) as MessageRecord[];
+      return Promise.all(records.map(view));
+    },
+
+    /** fae's pet names, and the names in its tools/ directory. */
+    names: async () => {
+      const [top, tools] = (await Promise.all([
+        E(host).list(FAE_AGENT_NAME),
+        E(host).list(FAE_AGENT_NAME, 'tools').catch(() => []),
+      ])) as [string[], string[]];
+      return harden({ names: top, tools });
+    },
+
+    /**
+     * Restarts fae with an empty conversation: the running caplet is
+     * cancelled through its context, the mail it has not handled yet is
+     * dismissed (so the new fae does not replay it), and a new caplet is
+     * made from dist/agent.js. fae's directory, with its adopted tools, stays.
+     */
+    reset: async () => {
+      controller = undefined;
+      await E(host).cancel(FAE_CONTROLLER_NAME);
+      await E(host).remove(FAE_CONTROLLER_NAME);
+      await E(E(host).lookup(FAE_AGENT_NAME)).dismissAll();
+      pending.clear();
+      await provideFae(host, config);
+      controller = await E(host).lookup(FAE_CONTROLLER_NAME);
+    },
+
+    /** What the running fae says of itself; undefined while it is being replaced or stopped. */
+    faeStatus: async () => {
+      const current = controller;
+      if (current === undefined || stopping) return undefined;
+      const status = (await E(current).status()) as { readonly state: string; readonly lastError: string };
+      return current === controller ? status : undefined;
+    },
+
+    /** Cancels fae through its context, then stops the daemon. */
+    stop: async () => {
+      stopping = true;
+      controller = undefined;
+      await E(host).cancel(FAE_CONTROLLER_NAME).catch(() => {});
+      await daemon.stop();
+    },
+  });
+};
+export type ChatSession = Awaited<ReturnType<typeof startChatSession>>;

@@ -1,0 +1,86 @@
+// `npm start` as a user meets it: the chat's entry point run as a child
+// process, typed to on a pipe, against a loopback LLM server.
+import test from 'ava';
+import { startLlmServer, TEST_TOKEN } from './support/llm-server.js';
+import { startChat } from './support/chat-process.js';
+
+test('a message typed on stdin is mailed to fae, and its answer is printed', async t => {
+  const server = await startLlmServer('openai');
+  t.teardown(() => server.close());
+  server.reply({ text: 'Hello from the loopback model.' });
+
+  const chat = startChat({ env: server.env({ LAL_MODEL: 'test-model' }) });
+  chat.type('hello fae');
+  chat.end();
+  const { code, stdout, stderr, timedOut } = await chat.exited;
+
+  t.false(timedOut);
+  t.is(code, 0, stderr);
+  t.regex(stdout, /^fae: Hello from the loopback model\.$/m);
+  t.is(server.chatRequests.length, 1);
+  t.regex(server.chatRequests[0].body.messages.at(-1).content, /^Message #\d+ from HOST: hello fae$/);
+  t.is(server.chatRequests[0].body.model, 'test-model');
+  t.false(stdout.includes(TEST_TOKEN));
+  t.false(stderr.includes(TEST_TOKEN));
+});
+
+test('several lines are handled in the order they were typed, each answered', async t => {
+  const server = await startLlmServer('anthropic');
+  t.teardown(() => server.close());
+  server.respond(request => {
+    const last = request.body.messages.at(-1).content;
+    const text = typeof last === 'string' ? last : last.map((block: { text?: string }) => block.text ?? '').join('');
+    return { text: `You said: ${text.replace(/^Message #\d+ from HOST: /, '')}` };
+  });
+  server.otherwise(request => {
+    const last = request.body.messages.at(-1).content;
+    const text = typeof last === 'string' ? last : last.map((block: { text?: string }) => block.text ?? '').join('');
+    return { text: `You said: ${text.replace(/^Message #\d+ from HOST: /, '')}` };
+  });
+
+  const chat = startChat({ env: server.env() });
+  chat.type('first', '', 'second');
+  chat.end();
+  const { code, stdout, stderr } = await chat.exited;
+
+  t.is(code, 0, stderr);
+  const answers = stdout.split('\n').filter(line => line.startsWith('fae: You said:'));
+  t.deepEqual(answers, ['fae: You said: first', 'fae: You said: second']);
+  t.false(stdout.includes(TEST_TOKEN));
+  t.false(stderr.includes(TEST_TOKEN));
+});
+
+test('fae greets the user when it starts, and its log lines stay out of the conversation', async t => {
+  const server = await startLlmServer('ollama');
+  t.teardown(() => server.close());
+  server.reply({ text: 'Hi.' });
+
+  const chat = startChat({ env: server.env({ LAL_MODEL: 'test-model' }) });
+  chat.type('hello');
+  chat.end();
+  const { code, stdout, stderr } = await chat.exited;
+
+  t.is(code, 0, stderr);
+  t.regex(stdout, /^fae: Fae agent ready\.$/m);
+  t.regex(stdout, /^fae: Hi\.$/m);
+  t.false(stdout.includes('[fae]'));
+  t.false(stderr.includes('[fae]'));
+});
+
+test('--verbose shows fae\'s log lines on stderr, apart from the conversation', async t => {
+  const server = await startLlmServer('openai');
+  t.teardown(() => server.close());
+  server.reply({ text: 'Hi.' });
+
+  const chat = startChat({ env: server.env(), args: ['--verbose'] });
+  chat.type('hello');
+  chat.end();
+  const { code, stdout, stderr } = await chat.exited;
+
+  t.is(code, 0, stderr);
+  t.regex(stdout, /^fae: Hi\.$/m);
+  t.regex(stderr, /^\[fae\] message-received message=\d+ from=HOST/m);
+  t.regex(stderr, /^\[fae\] reply-sent/m);
+  t.false(stdout.includes('[fae]'));
+  t.false(stderr.includes(TEST_TOKEN));
+});
