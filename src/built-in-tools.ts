@@ -68,6 +68,26 @@ const PET_NAMES: JsonSchema = {
   description: 'Your pet names for the capabilities to attach, one per edge name.',
 };
 
+/**
+ * The names under tools/, and which of them (if any) already holds the
+ * capability attached to message `number` as `edgeName`. Every daemon call
+ * of a step goes out at once; an attachment the daemon cannot identify
+ * simply matches nothing.
+ */
+const findInstalled = async (powers: Ref<GuestPowers>, number: bigint, edgeName: string) => {
+  const [attachmentId, names] = await Promise.all([
+    E(powers).identify('MAIL', String(number), edgeName).catch(() => undefined),
+    E(powers).list(TOOLS_DIRECTORY).catch(() => harden([] as string[])),
+  ]);
+  if (attachmentId === undefined) {
+    return { names, sameAs: undefined };
+  }
+  const ids = await Promise.all(
+    names.map(name => E(powers).identify(TOOLS_DIRECTORY, name).catch(() => undefined)),
+  );
+  return { names, sameAs: names.find((_, i) => ids[i] === attachmentId) };
+};
+
 /** A message as the listMessages tool reports it. */
 const summarize = (message: MessageRecord, sender: string) =>
   harden({
@@ -163,6 +183,16 @@ export const makeBuiltInTools = (
           const number = toMessageNumber(args.messageNumber);
           const edgeName = readString(args, 'edgeName').replace(/^@/, '');
           const toolName = readString(args, 'toolName');
+          const installed = await findInstalled(powers, number, edgeName);
+          if (installed.sameAs !== undefined) {
+            return `@${edgeName} from message #${number} is already installed as tools/${installed.sameAs}; use it under its tool name.`;
+          }
+          if (installed.names.includes(toolName)) {
+            // adopt would silently replace the tool that holds this name.
+            throw Error(
+              `tools/${toolName} already holds another tool; choose another toolName (taken: ${installed.names.join(', ')})`,
+            );
+          }
           await E(powers).adopt(number, edgeName, [TOOLS_DIRECTORY, toolName]);
           return `Adopted @${edgeName} from message #${number} as tools/${toolName}. It is available now.`;
         },

@@ -26,6 +26,8 @@ export const FAE_AGENT_NAME = 'profile-for-fae';
 export const FAE_CONTROLLER_NAME = 'controller-for-fae';
 /** The daemon-wide worker fae and its tools run in. */
 export const WORKER_NAME = 'MAIN';
+/** The host directory whose values the daemon revives when it starts. */
+export const PINS_DIRECTORY = 'PINS';
 
 export interface ToolCaplet {
   /** The pet name the tool gets in the host (and, when introduced, in fae). */
@@ -85,6 +87,7 @@ export interface HostPowers {
       readonly env?: Readonly<Record<string, string>>;
     },
   ): unknown;
+  copy(fromPath: readonly string[], toPath: readonly string[]): void;
 }
 
 export type HostRef = HostPowers | PromiseLike<HostPowers>;
@@ -194,10 +197,16 @@ export const provideFae = async (
 ): Promise<string[]> => {
   const agentUrl = builtModuleUrl('agent.js');
   const lines: string[] = [];
-  if (await E(host).has(FAE_GUEST_NAME)) {
+  const [hasGuest, hasAgent, hasController, isPinned] = await Promise.all([
+    E(host).has(FAE_GUEST_NAME),
+    E(host).has(FAE_AGENT_NAME),
+    E(host).has(FAE_CONTROLLER_NAME),
+    E(host).has(PINS_DIRECTORY, FAE_CONTROLLER_NAME),
+  ]);
+  if (hasGuest) {
     // makeUnconfined with an unbound powersName would quietly make a new,
     // empty guest for fae instead of using this one.
-    if (!(await E(host).has(FAE_AGENT_NAME))) {
+    if (!hasAgent) {
       throw Error(
         `${q(FAE_GUEST_NAME)} exists but ${q(FAE_AGENT_NAME)} does not, so fae's powers cannot be found; remove ${q(FAE_GUEST_NAME)} (or use a fresh daemon) and run this again`,
       );
@@ -217,7 +226,7 @@ export const provideFae = async (
     const withTools = introduced.length > 0 ? `, introduced to ${introduced.join(', ')}` : '';
     lines.push(`${FAE_GUEST_NAME}: guest created (powers ${FAE_AGENT_NAME}${withTools})`);
   }
-  if (await E(host).has(FAE_CONTROLLER_NAME)) {
+  if (hasController) {
     lines.push(
       `${FAE_CONTROLLER_NAME}: already running, left as it is (to change its settings, cancel and remove ${FAE_CONTROLLER_NAME}, then run this again)`,
     );
@@ -228,6 +237,12 @@ export const provideFae = async (
       env: config.env,
     });
     lines.push(`${FAE_CONTROLLER_NAME}: fae started with ${config.summary}`);
+  }
+  if (!isPinned) {
+    // The daemon revives what PINS holds when it starts; without this, fae
+    // would stay asleep after `endo restart` until someone looked it up.
+    await E(host).copy([FAE_CONTROLLER_NAME], [PINS_DIRECTORY, FAE_CONTROLLER_NAME]);
+    lines.push(`${FAE_CONTROLLER_NAME}: pinned, so fae starts again with the daemon`);
   }
   return lines;
 };

@@ -229,3 +229,30 @@ test('FAE_PARALLEL_TOOLS=0 runs the calls one by one', async t => {
   t.deepEqual(events, ['first started', 'first finished', 'second started', 'second finished']);
   await daemon.stop();
 });
+
+test('adopting a tool fae already has, or under a taken name, changes nothing', async t => {
+  const llm = makeScriptedProvider([
+    { toolCalls: [{ name: 'adoptTool', arguments: { messageNumber: 1, edgeName: 'g', toolName: 'again' } }] },
+    { toolCalls: [{ name: 'adoptTool', arguments: { messageNumber: 2, edgeName: 'm', toolName: 'greet-tool' } }] },
+    { text: 'checked' },
+  ]);
+  const { host, fae, nextFromFae, daemon } = await startFaeInDaemon({
+    provider: llm.provider,
+    introducedNames: { 'greet-tool': 'greet-tool' },
+    prepare: async h => {
+      await makeShippedTool(h, 'greet', 'greet-tool');
+      await makeShippedTool(h, 'math', 'math-tool');
+    },
+  });
+  await nextFromFae();
+  // Message 1 carries the greet tool fae already has; message 2 another tool.
+  await E(host).send('fae', ['same ', ''], ['g'], ['greet-tool']);
+  await E(host).send('fae', ['other ', ''], ['m'], ['math-tool']);
+  t.is(messageText(await nextFromFae()), 'checked');
+  const [sameTool] = lastToolResults(llm.requests[1]);
+  t.is(sameTool.content, '@g from message #1 is already installed as tools/greet-tool; use it under its tool name.');
+  const [takenName] = lastToolResults(llm.requests[2]);
+  t.regex(takenName.content, /tools\/greet-tool already holds another tool; choose another toolName/);
+  t.deepEqual(await E(fae).list('tools'), ['greet-tool']);
+  await daemon.stop();
+});

@@ -31,13 +31,15 @@ const readyFrom = async (host: Far) => {
 test('setup provisions fae, which starts and tells the HOST it is ready', async t => {
   const { llm, host } = await start(t);
   const report = await setup(host, llm.env({ LAL_MODEL: 'tiny-model' }));
-  t.regex(report, /^setup:\n {2}fae: guest created \(powers profile-for-fae\)\n {2}controller-for-fae: fae started with ollama model "tiny-model" at http:\/\/127\.0\.0\.1:\d+$/);
+  t.regex(report, /^setup:\n {2}fae: guest created \(powers profile-for-fae\)\n {2}controller-for-fae: fae started with ollama model "tiny-model" at http:\/\/127\.0\.0\.1:\d+\n {2}controller-for-fae: pinned, so fae starts again with the daemon$/);
   t.false(report.includes('sk-'), 'the report never shows a token');
   const ready = await readyFrom(host);
   t.is(messageText(ready), 'Fae agent ready.');
   t.true(await E(host).has('fae'));
   t.true(await E(host).has('profile-for-fae'));
   t.true(await E(host).has('controller-for-fae'));
+  // Pinned: the daemon revives fae when it starts.
+  t.is(await E(host).identify('PINS', 'controller-for-fae'), await E(host).identify('controller-for-fae'));
   const status = await E(E(host).lookup('controller-for-fae')).status();
   t.like(status, { state: 'running', provider: 'ollama', model: 'tiny-model' });
 });
