@@ -1,0 +1,137 @@
+// What the chat does before the first message: check the settings and the
+// LLM, and refuse clearly (and quickly) when either is wrong.
+import test from 'ava';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { closedLoopbackUrl, startLlmServer } from './support/llm-server.js';
+import { startChat } from './support/chat-process.js';
+
+const SECRET = 'sk-chat-test-DO-NOT-PRINT-4f1c9a';
+
+/** A generous bound: "within a few seconds", with room for a slow machine. */
+const QUICKLY_MS = 10_000;
+
+test('an unreachable LAL_HOST exits non-zero quickly, says what was tried and how to choose an LLM, and never prints the token', async t => {
+  const url = await closedLoopbackUrl('openai');
+  const chat = startChat({
+    env: { LAL_HOST: url, LAL_MODEL: 'some-model', LAL_AUTH_TOKEN: SECRET },
+    timeoutMs: QUICKLY_MS + 5_000,
+  });
+  chat.type('hello');
+  chat.end();
+  const { code, stdout, stderr, timedOut, elapsedMs } = await chat.exited;
+
+  t.false(timedOut);
+  t.not(code, 0);
+  t.true(elapsedMs < QUICKLY_MS, `took ${elapsedMs} ms`);
+  t.true(stderr.includes(`cannot reach the LLM at ${url}`), stderr);
+  t.regex(stderr, /OpenAI-compatible/);
+  t.regex(stderr, /model "some-model"/);
+  for (const name of ['LAL_HOST', 'LAL_MODEL', 'LAL_AUTH_TOKEN', 'LAL_PROVIDER']) {
+    t.true(stderr.includes(name), `guidance mentions ${name}`);
+  }
+  t.regex(stderr, /Ollama/);
+  t.regex(stderr, /Anthropic/);
+  t.false(stdout.includes(SECRET));
+  t.false(stderr.includes(SECRET));
+  t.false(stdout.includes('fae:'), 'no conversation started');
+});
+
+test('an unreachable Anthropic host gets the same guidance, without the token', async t => {
+  const url = await closedLoopbackUrl('anthropic');
+  const chat = startChat({ env: { LAL_HOST: url, LAL_AUTH_TOKEN: SECRET }, timeoutMs: QUICKLY_MS + 5_000 });
+  chat.end();
+  const { code, stdout, stderr, timedOut, elapsedMs } = await chat.exited;
+
+  t.false(timedOut);
+  t.not(code, 0);
+  t.true(elapsedMs < QUICKLY_MS, `took ${elapsedMs} ms`);
+  t.true(stderr.includes(`cannot reach the LLM at ${url}`), stderr);
+  t.regex(stderr, /provider Anthropic/);
+  t.false(stdout.includes(SECRET));
+  t.false(stderr.includes(SECRET));
+});
+
+test('a server that refuses the token exits non-zero saying so, without printing the token', async t => {
+  // Every request is answered 401, as a server does for a wrong API key.
+  const seen: string[] = [];
+  const server = createServer((req, res) => {
+    seen.push(`${req.method} ${req.url} ${req.headers.authorization ?? ''}`);
+    res.writeHead(401, { 'content-type': 'application/json' });
+    res.end(JSON.stringify({ error: { message: 'Incorrect API key provided' } }));
+  });
+  await new Promise<void>(resolve => server.listen(0, '127.0.0.1', resolve));
+  t.teardown(() => new Promise<void>(resolve => server.close(() => resolve())));
+  const { port } = server.address() as AddressInfo;
+  const url = `http://127.0.0.1:${port}/v1`;
+
+  const chat = startChat({ env: { LAL_HOST: url, LAL_AUTH_TOKEN: SECRET }, timeoutMs: QUICKLY_MS + 5_000 });
+  chat.end();
+  const { code, stdout, stderr, elapsedMs } = await chat.exited;
+
+  t.is(code, 1);
+  t.true(elapsedMs < QUICKLY_MS, `took ${elapsedMs} ms`);
+  t.deepEqual(seen, [`GET /v1/models Bearer ${SECRET}`]);
+  t.true(stderr.includes(`The LLM at ${url}`), stderr);
+  t.regex(stderr, /answered HTTP 401: LAL_AUTH_TOKEN was not accepted/);
+  t.false(stdout.includes(SECRET));
+  t.false(stderr.includes(SECRET));
+});
+
+test('a configuration mistake exits non-zero with the reason', async t => {
+  const chat = startChat({ env: { LAL_PROVIDER: 'gemini', LAL_AUTH_TOKEN: SECRET } });
+  chat.end();
+  const { code, stderr, stdout } = await chat.exited;
+
+  t.is(code, 1);
+  t.regex(stderr, /LAL_PROVIDER must be one of "anthropic", "openai", "ollama", not "gemini"/);
+  t.false(stderr.includes(SECRET));
+  t.false(stdout.includes(SECRET));
+});
+
+test('Anthropic without a token is refused before anything starts', async t => {
+  const chat = startChat({ env: { LAL_HOST: 'https://api.anthropic.com' } });
+  chat.end();
+  const { code, stderr } = await chat.exited;
+
+  t.is(code, 1);
+  t.regex(stderr, /LAL_AUTH_TOKEN is required for Anthropic/);
+});
+
+test('an unknown argument exits non-zero with the usage', async t => {
+  const chat = startChat({ args: ['--colour'] });
+  chat.end();
+  const { code, stderr } = await chat.exited;
+
+  t.is(code, 2);
+  t.regex(stderr, /Unknown argument "--colour"/);
+  t.regex(stderr, /Usage: npm start -- \[--root DIR\] \[--verbose\]/);
+});
+
+test('the reachability check asks the server for its models, once, before any chat', async t => {
+  const server = await startLlmServer('ollama');
+  t.teardown(() => server.close());
+  const chat = startChat({ env: server.env({ LAL_MODEL: 'test-model' }) });
+  chat.end();
+  const { code, stderr } = await chat.exited;
+
+  t.is(code, 0, stderr);
+  t.deepEqual(
+    server.requests.map(request => `${request.method} ${request.path}`),
+    ['GET /api/tags'],
+  );
+  t.is(stderr, '');
+});
+
+test('a model Ollama does not have is pointed out, and the chat still starts', async t => {
+  const server = await startLlmServer('ollama');
+  t.teardown(() => server.close());
+  const chat = startChat({ env: server.env({ LAL_MODEL: 'not-pulled' }) });
+  chat.type('/help');
+  chat.end();
+  const { code, stdout, stderr } = await chat.exited;
+
+  t.is(code, 0, stderr);
+  t.regex(stderr, /Ollama has no model "not-pulled" yet: run "ollama pull not-pulled"/);
+  t.regex(stdout, /\/give <tool> \[message\]/);
+});
