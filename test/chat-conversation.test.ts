@@ -84,3 +84,25 @@ test('--verbose shows fae\'s log lines on stderr, apart from the conversation', 
   t.false(stdout.includes('[fae]'));
   t.false(stderr.includes(TEST_TOKEN));
 });
+
+test('end of input waits for answers, but not forever: a message fae leaves unanswered ends the wait once fae falls silent', async t => {
+  const server = await startLlmServer('openai');
+  t.teardown(() => server.close());
+  // An empty answer: fae has nothing to deliver, so no reply comes.
+  server.reply({ text: '' });
+
+  // Bounds that make "silent" come soon: one 2 s attempt, 1 s tool calls.
+  const chat = startChat({
+    env: server.env({ LAL_TIMEOUT_MS: '2000', LAL_MAX_RETRIES: '0', FAE_TOOL_TIMEOUT_MS: '1000' }),
+    timeoutMs: 40_000,
+  });
+  chat.type('say nothing');
+  chat.end();
+  const { code, stdout, stderr, timedOut } = await chat.exited;
+
+  t.false(timedOut);
+  t.is(code, 0, stderr);
+  t.is(server.chatRequests.length, 1);
+  t.regex(stderr, /\(stopped waiting: fae said nothing for 7 s\)/);
+  t.false(stdout.includes('say nothing'));
+});

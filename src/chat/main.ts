@@ -17,10 +17,9 @@ import process from 'node:process';
 import readline from 'node:readline';
 import { makePromiseKit } from '@endo/promise-kit';
 import { describeError } from './describe-error.js';
-import { readProviderConfig, type ProviderConfig } from '../../providers/config.js';
-import { readFaeConfig, type FaeConfig } from '../config.js';
 import { makeEnvRedactor } from '../redact.js';
-import { readFaeSetupConfig, readFsToolsRoot, type Env, type FaeSetupConfig } from '../provisioning.js';
+import type { Env } from '../provisioning.js';
+import { quietBound, readSettings, type Settings } from './settings.js';
 import { parseChatOptions, USAGE, type ChatOptions } from './options.js';
 import { checkLlmReachable } from './reachability.js';
 import { installQuietConsole } from './quiet-console.js';
@@ -32,35 +31,6 @@ import { runLine } from './commands.js';
 
 /** Leaving must not hang on a daemon that does not stop. */
 const STOP_TIMEOUT_MS = 5_000;
-
-interface Settings {
-  readonly setup: FaeSetupConfig;
-  readonly provider: ProviderConfig;
-  readonly fae: FaeConfig;
-  readonly root: string;
-}
-
-/** The settings as fae will read them, checked before anything starts. */
-const readSettings = (env: Env, options: ChatOptions): Settings => {
-  const withRoot: Env = options.root === undefined ? env : { ...env, FAE_CWD: options.root };
-  const setup = readFaeSetupConfig(withRoot);
-  // `npm start` runs in the package directory; INIT_CWD is where the user was.
-  const root = readFsToolsRoot(withRoot, env.INIT_CWD || process.cwd());
-  return harden({
-    setup,
-    provider: readProviderConfig(setup.env),
-    fae: readFaeConfig(setup.env),
-    root,
-  });
-};
-
-/**
- * How long end of input waits without hearing anything from fae. Every
- * model call and tool call fae makes has its own bound; silence longer
- * than the longest of them means no answer is coming.
- */
-const quietBound = ({ provider, fae }: Settings) =>
-  Math.max(provider.timeoutMs * (provider.maxRetries + 1), fae.toolTimeoutMs) + 15_000;
 
 const withTimeout = <T>(promise: Promise<T>, ms: number) =>
   Promise.race([
