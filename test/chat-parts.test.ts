@@ -1,0 +1,133 @@
+// The chat's parts that need no child process: reading typed lines and
+// fae's log lines, the command line, the reachability check against real
+// loopback sockets, and the bookkeeping of unanswered messages.
+import test from 'ava';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { parseLine, resolveToolName } from '../src/chat/commands.js';
+import { parseAgentLine } from '../src/chat/progress.js';
+import { parseChatOptions } from '../src/chat/options.js';
+import { checkLlmReachable } from '../src/chat/reachability.js';
+import { makePendingAnswers } from '../src/chat/pending.js';
+import { readProviderConfig } from '../providers/config.js';
+import { closedLoopbackUrl, startLlmServer } from './support/llm-server.js';
+
+test('typed lines: messages, commands with and without arguments, mistakes', t => {
+  t.deepEqual(parseLine('  hello fae  '), { kind: 'message', text: 'hello fae' });
+  t.deepEqual(parseLine('   '), { kind: 'empty' });
+  t.deepEqual(parseLine('/help'), { kind: 'help' });
+  t.deepEqual(parseLine('/QUIT'), { kind: 'quit' });
+  t.deepEqual(parseLine('/exit'), { kind: 'quit' });
+  t.deepEqual(parseLine('/give greet'), { kind: 'give', tool: 'greet', text: undefined });
+  t.deepEqual(parseLine('/give  greet   use it  well '), { kind: 'give', tool: 'greet', text: 'use it  well' });
+  t.like(parseLine('/give'), { kind: 'invalid' });
+  t.like(parseLine('/list everything'), { kind: 'invalid', problem: '/list takes no arguments' });
+  t.like(parseLine('/nope'), { kind: 'invalid', problem: 'Unknown command "/nope"; /help lists the commands' });
+});
+
+test('/give accepts a pet name or its short form', t => {
+  t.is(resolveToolName('greet'), 'greet-tool');
+  t.is(resolveToolName('greet-tool'), 'greet-tool');
+  t.is(resolveToolName('read-file'), 'read-file');
+  t.is(resolveToolName('hammer'), undefined);
+});
+
+test("fae's log lines are read by event name and bare fields; other lines are not", t => {
+  t.deepEqual(parseAgentLine('[fae] tool-called tool=greet message=3'), {
+    level: '',
+    name: 'tool-called',
+    fields: { tool: 'greet', message: '3' },
+  });
+  t.deepEqual(parseAgentLine('[fae] warning turn-failed message=2 error="cannot reach it"'), {
+    level: 'warning',
+    name: 'turn-failed',
+    fields: { message: '2', error: '"cannot reach it"' },
+  });
+  t.is(parseAgentLine('Temporary logging of sent error Error: Cancelled'), undefined);
+  t.is(parseAgentLine('[fae] '), undefined);
+});
+
+test('the command line: --root DIR, --root=DIR, --verbose, and refusals', t => {
+  t.deepEqual(parseChatOptions([]), { root: undefined, verbose: false, help: false });
+  t.deepEqual(parseChatOptions(['--root', 'here', '--verbose']), { root: 'here', verbose: true, help: false });
+  t.deepEqual(parseChatOptions(['--root=there']), { root: 'there', verbose: false, help: false });
+  t.throws(() => parseChatOptions(['--root']), { message: /--root needs a directory/ });
+  t.throws(() => parseChatOptions(['--root', '--verbose']), { message: /--root needs a directory/ });
+  t.throws(() => parseChatOptions(['hello']), { message: /Unknown argument "hello"/ });
+});
+
+test('reachability: each kind of server is asked for its model list', async t => {
+  for (const kind of ['ollama', 'openai', 'anthropic'] as const) {
+    const server = await startLlmServer(kind);
+    t.teardown(() => server.close());
+    const result = await checkLlmReachable(readProviderConfig(server.env({ LAL_MODEL: 'test-model' })));
+    t.true(result.ok, kind);
+    t.is(result.ok && result.warning, undefined, kind);
+    t.deepEqual(
+      server.requests.map(request => `${request.method} ${request.path}`),
+      [{ ollama: 'GET /api/tags', openai: 'GET /v1/models', anthropic: 'GET /anthropic.com/v1/models' }[kind]],
+      kind,
+    );
+  }
+});
+
+test('reachability: a closed port is unreachable, at once', async t => {
+  const url = await closedLoopbackUrl('ollama');
+  const result = await checkLlmReachable(readProviderConfig({ LAL_HOST: url }));
+  t.like(result, { ok: false, problem: 'unreachable' });
+  if (!result.ok) {
+    t.true(result.paragraph.startsWith(`fae cannot reach the LLM at ${url} (provider Ollama, model "qwen3"; tried GET ${url}/api/tags): connection refused`));
+  }
+});
+
+test('reachability: a server that never answers is given up on after the time limit', async t => {
+  // Accepts the connection and then says nothing, like a wedged server.
+  const server = createServer(() => {});
+  await new Promise<void>(resolve => server.listen(0, '127.0.0.1', resolve));
+  t.teardown(() => {
+    server.closeAllConnections();
+    return new Promise<void>(resolve => server.close(() => resolve()));
+  });
+  const { port } = server.address() as AddressInfo;
+  const result = await checkLlmReachable(readProviderConfig({ LAL_HOST: `http://127.0.0.1:${port}/v1` }), {
+    timeoutMs: 300,
+  });
+  t.like(result, { ok: false, problem: 'unreachable' });
+  if (!result.ok) t.regex(result.paragraph, /: no answer within 0\.3 s\. To use another LLM/);
+});
+
+test('unanswered messages: counted from the send, matched by replyTo, and given up on after silence', async t => {
+  let clock = 0;
+  const changes: boolean[] = [];
+  const pending = makePendingAnswers({ now: () => clock, pollMs: 5, onBusyChange: busy => changes.push(busy) });
+  t.false(pending.busy());
+  pending.sending();
+  t.true(pending.busy());
+  pending.ownCopy('m1');
+  t.false(pending.incoming(undefined), 'a message that is not a reply answers nothing');
+  t.false(pending.incoming('other'));
+  t.true(pending.busy());
+  t.true(pending.incoming('m1'));
+  t.false(pending.busy());
+  t.is(await pending.whenSettled(1000), 'answered');
+
+  const failed = pending.sending();
+  failed();
+  t.false(pending.busy(), 'a send that failed is owed nothing');
+
+  pending.sending();
+  pending.ownCopy('m2');
+  const settled = pending.whenSettled(1000);
+  clock = 999;
+  pending.activity();
+  clock = 1998;
+  await new Promise(resolve => setTimeout(resolve, 20));
+  clock = 1999;
+  t.is(await settled, 'silent');
+  t.deepEqual(changes, [true, false, true, false, true]);
+
+  pending.faeStopped();
+  t.is(await pending.whenSettled(1000), 'stopped');
+  pending.clear();
+  t.false(pending.busy());
+});
