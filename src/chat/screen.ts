@@ -47,23 +47,26 @@ export const makeScreen = ({ output, errors, interactive, verbose, redact }: Scr
     redraw();
   };
 
+  const detach = () => {
+    if (spinner !== undefined) clearInterval(spinner);
+    spinner = undefined;
+    if (prompt !== undefined) {
+      readline.clearLine(output, 0);
+      readline.cursorTo(output, 0);
+    }
+    prompt = undefined;
+  };
+
   return harden({
     interactive,
-    /** From now on, keep this prompt drawn below the conversation. */
+    /** Until it closes, keep this prompt drawn below the conversation. */
     attach: (rl: readline.Interface) => {
       if (!interactive) return;
       prompt = rl;
+      rl.once('close', detach);
       redraw();
     },
-    detach: () => {
-      if (spinner !== undefined) clearInterval(spinner);
-      spinner = undefined;
-      if (prompt !== undefined) {
-        readline.clearLine(output, 0);
-        readline.cursorTo(output, 0);
-      }
-      prompt = undefined;
-    },
+    detach,
     /** A message: "fae: text", continuation lines indented under the text. */
     mail: (from: string, text: string) => {
       const label = `${from}: `;
@@ -86,6 +89,7 @@ export const makeScreen = ({ output, errors, interactive, verbose, redact }: Scr
         if (text !== undefined && text.startsWith('fae is calling ')) write(output, `… ${text}`);
         return;
       }
+      if (prompt === undefined) return;
       if (text !== undefined && spinner === undefined) {
         spinner = setInterval(() => {
           frame = (frame + 1) % SPINNER.length;
