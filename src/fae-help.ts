@@ -2,8 +2,10 @@
 
 export const FAE_HELP: Readonly<Record<string, string>> = harden({
   '': `Fae is an LLM agent living in this daemon as a guest. Mail it (@fae) a request in plain words and it answers by mail, using its tools. Mail it a tool capability (a FaeTool) and ask it to adopt it; it can use the tool at once.
-Methods: help(methodName?), status().`,
+Methods: help(methodName?), status(), whenStarted().`,
   help: 'help(methodName?) returns this text, or the text for one method.',
+  whenStarted:
+    'whenStarted() resolves to status() once startup has finished, successfully or not.',
   status:
     'status() returns { state, handledMessages, inputTokens, outputTokens, provider, model, lastError }: state is starting, running, stopped or failed; the token counts add up what the LLM reported.',
 });

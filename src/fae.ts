@@ -4,13 +4,15 @@
 import { E } from '@endo/far';
 import { makeExo } from '@endo/exo';
 import { M } from '@endo/patterns';
+import { makePromiseKit } from '@endo/promise-kit';
 import type { ChatMessage, Provider } from '../providers/types.js';
 import type { CapletContext, GuestPowers, MessageRecord, Ref } from './endo-types.js';
 import { readFaeConfig } from './config.js';
 import { makeEnvRedactor } from './redact.js';
 import { makeLogger } from './log.js';
 import { makeBuiltInTools } from './built-in-tools.js';
-import { discoverTools, TOOLS_DIRECTORY } from './tools.js';
+import { discoverTools } from './tools.js';
+import { provideToolsDirectory } from './tools-directory.js';
 import { moveIntroducedTools } from './introduced-tools.js';
 import { formatIncomingMessage } from './message-format.js';
 import { FAE_SYSTEM_PROMPT } from './system-prompt.js';
@@ -33,6 +35,7 @@ export const READY_TEXT = 'Fae agent ready.';
 const FaeInterface = M.interface('Fae', {
   help: M.call().optional(M.string()).returns(M.string()),
   status: M.call().returns(M.record()),
+  whenStarted: M.call().returns(M.promise()),
 });
 
 type State = 'starting' | 'running' | 'stopped' | 'failed';
@@ -48,6 +51,8 @@ export const startFae = (
   const cancelled = whenCancelled(context);
 
   let state: State = 'starting';
+  // Settles once startup has succeeded or failed.
+  const started = makePromiseKit<void>();
   let handledMessages = 0;
   let inputTokens = 0;
   let outputTokens = 0;
@@ -157,43 +162,47 @@ export const startFae = (
   };
 
   const run = async () => {
-    const [selfId, hadTools] = await Promise.all([
+    const [selfId, firstStart] = await Promise.all([
       E(powers).identify('SELF'),
-      E(powers).has(TOOLS_DIRECTORY),
+      provideToolsDirectory(powers, logger),
     ]);
-    // makeDirectory replaces an existing name, which would drop every
-    // adopted tool: create tools/ only on the very first start.
-    if (!hadTools) {
-      await E(powers).makeDirectory(TOOLS_DIRECTORY);
-    }
     await moveIntroducedTools(powers, { probeTimeoutMs: config.probeTimeoutMs, logger });
-    if (!hadTools) {
+    // Only the first start announces itself; a restart is silent.
+    if (firstStart) {
       await E(powers).send('HOST', [READY_TEXT], [], []);
     }
     state = 'running';
+    started.resolve();
     logger.event('started', { provider: provider.kind, model: provider.model });
     await followInbox(powers, { selfId: selfId ?? '', cancelled, onMessage: handleMessage });
     state = 'stopped';
     logger.event('stopped');
   };
   run().catch(error => {
+    started.resolve();
     state = 'failed';
     lastError = redact(error instanceof Error ? error.message : String(error));
     logger.warn('failed', { error: lastError });
   });
 
+  const status = () =>
+    harden({
+      state,
+      handledMessages,
+      inputTokens,
+      outputTokens,
+      provider: provider.kind,
+      model: provider.model,
+      lastError,
+    });
+
   return makeExo('Fae', FaeInterface, {
     help: (methodName?: string) => helpFor(FAE_HELP, methodName),
-    status: () =>
-      harden({
-        state,
-        handledMessages,
-        inputTokens,
-        outputTokens,
-        provider: provider.kind,
-        model: provider.model,
-        lastError,
-      }),
+    status,
+    whenStarted: async () => {
+      await started.promise;
+      return status();
+    },
   });
 };
 harden(startFae);

@@ -17,6 +17,7 @@ import { q } from '@endo/errors';
 import { describeProviderConfig, readProviderConfig } from '../providers/config.js';
 import { readFaeConfig } from './config.js';
 import { makeFsRoot } from './fs-root.js';
+import { withTimeout } from './timeout.js';
 
 /** Host-side name of fae's handle (its mail identity). */
 export const FAE_GUEST_NAME = 'fae';
@@ -28,6 +29,13 @@ export const FAE_CONTROLLER_NAME = 'controller-for-fae';
 export const WORKER_NAME = 'MAIN';
 /** The host directory whose values the daemon revives when it starts. */
 export const PINS_DIRECTORY = 'PINS';
+/** How long setup waits for fae's first start before pinning it anyway. */
+const START_WAIT_MS = 30_000;
+
+/** The Fae exo, as setup sees it. */
+interface FaeController {
+  whenStarted(): Promise<unknown>;
+}
 
 export interface ToolCaplet {
   /** The pet name the tool gets in the host (and, when introduced, in fae). */
@@ -88,6 +96,7 @@ export interface HostPowers {
     },
   ): unknown;
   copy(fromPath: readonly string[], toPath: readonly string[]): void;
+  lookup(nameOrPath: string | readonly string[]): unknown;
 }
 
 export type HostRef = HostPowers | PromiseLike<HostPowers>;
@@ -238,7 +247,17 @@ export const provideFae = async (
     });
     lines.push(`${FAE_CONTROLLER_NAME}: fae started with ${config.summary}`);
   }
-  if (!isPinned) {
+  if (isPinned) {
+    lines.push(`${FAE_CONTROLLER_NAME}: already pinned`);
+  } else {
+    // Wait for fae's first start to finish first: the upstream daemon can
+    // collect a directory being made (fae's tools/) when another call's
+    // collection pass lands in the middle, and this copy is such a call.
+    await withTimeout(
+      E(E(host).lookup(FAE_CONTROLLER_NAME) as Promise<FaeController>).whenStarted(),
+      START_WAIT_MS,
+      () => 'fae did not finish starting',
+    ).catch(() => {});
     // The daemon revives what PINS holds when it starts; without this, fae
     // would stay asleep after `endo restart` until someone looked it up.
     await E(host).copy([FAE_CONTROLLER_NAME], [PINS_DIRECTORY, FAE_CONTROLLER_NAME]);

@@ -158,6 +158,12 @@ export const runTurn = async (
   const usage: TurnUsage = { inputTokens: 0, outputTokens: 0 };
   let tools = initialTools;
   for (let iteration = 1; iteration <= limits.maxIterations; iteration += 1) {
+    // Already cancelled (say, while tools ran): ask the model nothing more.
+    // A settled `stop` wins a race against a value that is only now ready.
+    // eslint-disable-next-line no-await-in-loop
+    if ((await Promise.race([stop, undefined])) === CANCELLED) {
+      return { kind: 'cancelled', iterations: iteration - 1, usage };
+    }
     logger.debug('transcript', () => transcript);
     // eslint-disable-next-line no-await-in-loop
     const response = await Promise.race([

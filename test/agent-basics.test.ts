@@ -3,6 +3,7 @@ import { E } from '@endo/far';
 import { startFaeInDaemon } from './support/fae-harness.js';
 import { makeScriptedProvider } from './support/scripted-provider.js';
 import { messageText } from './support/daemon.js';
+import { makeShippedTool } from './support/tool-caplets.js';
 
 test('fae announces itself to HOST when it first starts', async t => {
   const llm = makeScriptedProvider();
@@ -47,5 +48,29 @@ test('a full round trip: tool call, send, dismiss, plain answer', async t => {
   t.is(callMessage?.role, 'assistant');
   t.is(callMessage?.tool_calls?.[0].type, 'function');
   t.is(callMessage?.tool_calls?.[0].id, last.at(-1)?.tool_call_id);
+  await daemon.stop();
+});
+
+test('a tools name that cannot be listed is replaced at startup, so tools work again', async t => {
+  const llm = makeScriptedProvider([
+    { toolCalls: [{ name: 'adoptTool', arguments: { messageNumber: 0, edgeName: 'g', toolName: 'greet' } }] },
+    { toolCalls: [{ name: 'greet', arguments: { name: 'Di' } }] },
+    request => ({ text: String(request.messages.at(-1)?.content) }),
+  ]);
+  const { host, fae, controller, logs, nextFromFae, daemon } = await startFaeInDaemon({
+    provider: llm.provider,
+    // As a dangling name would: `tools` is there but is no directory.
+    introducedNames: { junk: 'tools' },
+    prepare: async h => {
+      await E(h).storeValue('not a directory', 'junk');
+    },
+  });
+  const status = await E(controller).whenStarted();
+  t.is(status.state, 'running');
+  t.deepEqual(await E(fae).list('tools'), []);
+  t.true(logs.some(line => line.includes('tools-directory-replaced')));
+  await makeShippedTool(host, 'greet', 'greet-tool');
+  await E(host).send('fae', ['use ', ''], ['g'], ['greet-tool']);
+  t.is(messageText(await nextFromFae()), 'Hello, Di!');
   await daemon.stop();
 });

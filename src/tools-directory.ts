@@ -1,0 +1,36 @@
+// fae keeps its tools under tools/. The daemon's makeDirectory replaces an
+// existing name, which would drop every adopted tool, so the directory is
+// made only when it is missing — or when the name points at something that
+// cannot be listed: the upstream daemon can collect a new directory's store
+// if a collection pass lands while the directory is being made, leaving a
+// dangling name that would otherwise break every turn for good.
+import { E } from '@endo/far';
+import type { GuestPowers, Ref } from './endo-types.js';
+import { TOOLS_DIRECTORY } from './tools.js';
+import type { Logger } from './log.js';
+
+const isListable = (powers: Ref<GuestPowers>) =>
+  E(powers)
+    .list(TOOLS_DIRECTORY)
+    .then(
+      () => true,
+      () => false,
+    );
+
+/** Resolves to true when this start created tools/ (fae's first start). */
+export const provideToolsDirectory = async (powers: Ref<GuestPowers>, logger: Logger) => {
+  const [exists, listable] = await Promise.all([E(powers).has(TOOLS_DIRECTORY), isListable(powers)]);
+  if (exists && listable) {
+    return false;
+  }
+  if (exists) {
+    logger.warn('tools-directory-replaced', { reason: 'tools/ could not be listed' });
+  }
+  await E(powers).makeDirectory(TOOLS_DIRECTORY);
+  if (!(await isListable(powers))) {
+    logger.warn('tools-directory-replaced', { reason: 'the new tools/ could not be listed' });
+    await E(powers).makeDirectory(TOOLS_DIRECTORY);
+  }
+  return !exists;
+};
+harden(provideToolsDirectory);
