@@ -10,13 +10,10 @@ import {
   type Env,
   type HostRef,
   formatReport,
+  invocationDirectory,
   provideToolCaplets,
   readFsToolsRoot,
 } from './src/provisioning.js';
-
-// `npm run` starts scripts in the package directory and records where the
-// user actually was in INIT_CWD; that is the directory they mean.
-const invocationDirectory = (env: Env) => env.INIT_CWD || process.cwd();
 
 export const setupFsTools = async (
   host: HostRef,

@@ -10,6 +10,7 @@
 // and a second makeUnconfined under the same result name starts a second
 // instance (§2.5, §2.1), so neither is ever called for a name that exists.
 import fs from 'node:fs';
+import process from 'node:process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { E } from '@endo/far';
@@ -159,7 +160,15 @@ harden(readFaeSetupConfig);
  * directory the script runs in (the daemon's own working directory is
  * somewhere else), or that directory itself when FAE_CWD is unset.
  */
-export const readFsToolsRoot = (env: Env, cwd: string): string => {
+/**
+ * The directory the user ran the command from. `npm run` starts scripts in
+ * the package directory and records where the user actually was in
+ * INIT_CWD; that is the directory they mean.
+ */
+export const invocationDirectory = (env: Env) => env.INIT_CWD || process.cwd();
+harden(invocationDirectory);
+
+export const readFsToolsRoot = (env: Env, cwd: string = invocationDirectory(env)): string => {
   const configured = env.FAE_CWD?.trim();
   const root = path.resolve(cwd, configured || '.');
   // Throws a clear error if the directory cannot serve as a root.

@@ -2,11 +2,16 @@
 // the setup scripts forward to fae (src/provisioning.ts), the LLM settings
 // for the reachability check, fae's own limits, and the filesystem tools'
 // root.
-import process from 'node:process';
 import { readProviderConfig, type ProviderConfig } from '../../providers/config.js';
 import { MAX_RETRY_AFTER_MS } from '../../providers/retry-policy.js';
 import { readFaeConfig, type FaeConfig } from '../config.js';
-import { readFaeSetupConfig, readFsToolsRoot, type Env, type FaeSetupConfig } from '../provisioning.js';
+import {
+  invocationDirectory,
+  readFaeSetupConfig,
+  readFsToolsRoot,
+  type Env,
+  type FaeSetupConfig,
+} from '../provisioning.js';
 import type { ChatOptions } from './options.js';
 
 /** Slack on top of fae's own bounds, for the work between its calls. */
@@ -23,8 +28,7 @@ export interface Settings {
 export const readSettings = (env: Env, options: ChatOptions): Settings => {
   const withRoot: Env = options.root === undefined ? env : { ...env, FAE_CWD: options.root };
   const setup = readFaeSetupConfig(withRoot);
-  // `npm start` runs in the package directory; INIT_CWD is where the user was.
-  const root = readFsToolsRoot(withRoot, env.INIT_CWD || process.cwd());
+  const root = readFsToolsRoot(withRoot, invocationDirectory(env));
   return harden({
     setup,
     provider: readProviderConfig(setup.env),
