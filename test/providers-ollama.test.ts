@@ -2,17 +2,11 @@
 // sends (arguments as objects, results carrying their tool's name) and what
 // it returns (synthetic unique call ids).
 import test from 'ava';
-import { createProvider, type ChatMessage, type ToolSchema } from '../providers/index.js';
-import { startLlmServer } from './support/llm-server.js';
+import type { ChatMessage, ToolSchema } from '../providers/index.js';
+import { GREET_TOOL, startProviderServer } from './support/provider-fixtures.js';
 
-const greet: ToolSchema = {
-  type: 'function',
-  function: {
-    name: 'greet',
-    description: 'Greets someone',
-    parameters: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] },
-  },
-};
+const greet = GREET_TOOL;
+
 const shout: ToolSchema = {
   type: 'function',
   function: {
@@ -22,12 +16,9 @@ const shout: ToolSchema = {
   },
 };
 
-const start = async (t: { teardown(fn: () => Promise<void>): void }, extra = {}) => {
-  const server = await startLlmServer('ollama');
-  t.teardown(() => server.close());
-  // No token: a local Ollama needs none.
-  return { server, provider: createProvider({ LAL_HOST: server.url, LAL_MODEL: 'qwen-test', ...extra }) };
-};
+// No token: a local Ollama needs none.
+const start = (t: { teardown(fn: () => Promise<void>): void }, extra = {}) =>
+  startProviderServer(t, 'ollama', { LAL_MODEL: 'qwen-test', ...extra }, { withToken: false });
 
 test('a plain answer, with usage', async t => {
   const { server, provider } = await start(t);

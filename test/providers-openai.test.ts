@@ -1,23 +1,14 @@
 // The OpenAI-compatible provider through the openai SDK over loopback HTTP:
 // what it sends and what it returns.
 import test from 'ava';
-import { createProvider, type ChatMessage, type ToolSchema } from '../providers/index.js';
-import { startLlmServer, TEST_TOKEN } from './support/llm-server.js';
+import type { ChatMessage } from '../providers/index.js';
+import { TEST_TOKEN } from './support/llm-server.js';
+import { GREET_TOOL, startProviderServer } from './support/provider-fixtures.js';
 
-const greet: ToolSchema = {
-  type: 'function',
-  function: {
-    name: 'greet',
-    description: 'Greets someone',
-    parameters: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] },
-  },
-};
+const greet = GREET_TOOL;
 
-const start = async (t: { teardown(fn: () => Promise<void>): void }, extra = {}) => {
-  const server = await startLlmServer('openai');
-  t.teardown(() => server.close());
-  return { server, provider: createProvider(server.env({ LAL_MODEL: 'llama-test', ...extra })) };
-};
+const start = (t: { teardown(fn: () => Promise<void>): void }, extra = {}) =>
+  startProviderServer(t, 'openai', { LAL_MODEL: 'llama-test', ...extra });
 
 test('a plain answer, with usage', async t => {
   const { server, provider } = await start(t);
