@@ -4,11 +4,12 @@
 import { E } from '@endo/far';
 import type { GuestPowers, MessageRecord, Ref } from './endo-types.js';
 import { makeRefIterator } from './ref-iterator.js';
+import type { Cancellation } from './cancellation.js';
 
 export interface FollowInboxOptions {
   /** fae's own handle id: messages from it are its own sent copies. */
   readonly selfId: string;
-  readonly cancelled: Promise<Error>;
+  readonly cancelled: Cancellation;
   readonly onMessage: (message: MessageRecord) => Promise<void>;
 }
 
@@ -18,7 +19,7 @@ export const followInbox = async (
   powers: Ref<GuestPowers>,
   { selfId, cancelled, onMessage }: FollowInboxOptions,
 ) => {
-  const stop: Promise<typeof STOP> = cancelled.then(() => STOP);
+  const stop: Promise<typeof STOP> = cancelled.promise.then(() => STOP);
   const iterator = makeRefIterator(E(powers).followMessages()) as AsyncIterator<MessageRecord>;
   const seen = new Set<bigint>();
   try {

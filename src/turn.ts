@@ -9,6 +9,7 @@ import type { MakeCallId } from './extract-tool-calls.js';
 import { parseToolArguments } from './tool-arguments.js';
 import { errorAsText, resultAsText } from './result-text.js';
 import type { Logger } from './log.js';
+import type { Cancellation } from './cancellation.js';
 
 export interface TurnLimits {
   readonly maxIterations: number;
@@ -21,8 +22,8 @@ export interface TurnDependencies {
   /** Fresh tools, for after a round of tool calls changed what exists. */
   readonly discover: () => Promise<DiscoveredTools>;
   readonly limits: TurnLimits;
-  /** Resolves (with the reason) once the agent is cancelled. */
-  readonly cancelled: Promise<Error>;
+  /** When the agent is cancelled, the turn stops. */
+  readonly cancelled: Cancellation;
   readonly makeCallId: MakeCallId;
   readonly logger: Logger;
   /** For log lines: which message this turn answers. */
@@ -153,15 +154,13 @@ export const runTurn = async (
   deps: TurnDependencies,
 ): Promise<TurnOutcome> => {
   const { provider, limits, cancelled, makeCallId, logger } = deps;
-  const stop: Promise<typeof CANCELLED> = cancelled.then(() => CANCELLED);
+  const stop: Promise<typeof CANCELLED> = cancelled.promise.then(() => CANCELLED);
   const usedIds = new Set<string>();
   const usage: TurnUsage = { inputTokens: 0, outputTokens: 0 };
   let tools = initialTools;
   for (let iteration = 1; iteration <= limits.maxIterations; iteration += 1) {
     // Already cancelled (say, while tools ran): ask the model nothing more.
-    // A settled `stop` wins a race against a value that is only now ready.
-    // eslint-disable-next-line no-await-in-loop
-    if ((await Promise.race([stop, undefined])) === CANCELLED) {
+    if (cancelled.isCancelled()) {
       return { kind: 'cancelled', iterations: iteration - 1, usage };
     }
     logger.debug('transcript', () => transcript);
