@@ -15,11 +15,18 @@ export interface FaeConfig {
   readonly autoDismiss: boolean;
   /** Log whole (redacted) transcripts (FAE_DEBUG=1). */
   readonly debug: boolean;
+  /**
+   * Messages fae remembers (FAE_MAX_TRANSCRIPT): older turns are forgotten
+   * so a long-lived agent does not grow without bound. LAL_MAX_MESSAGES
+   * separately limits what one request sends.
+   */
+  readonly maxTranscript: number;
 }
 
 export const DEFAULT_MAX_ITERATIONS = 30;
 export const DEFAULT_TOOL_TIMEOUT_MS = 60_000;
 export const DEFAULT_PROBE_TIMEOUT_MS = 5_000;
+export const DEFAULT_MAX_TRANSCRIPT = 1_000;
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -64,5 +71,6 @@ export const readFaeConfig = (env: Env): FaeConfig =>
     parallelTools: readSwitch(env, 'FAE_PARALLEL_TOOLS', true),
     autoDismiss: readSwitch(env, 'FAE_AUTO_DISMISS', true),
     debug: readSwitch(env, 'FAE_DEBUG', false),
+    maxTranscript: readPositiveInteger(env, 'FAE_MAX_TRANSCRIPT', DEFAULT_MAX_TRANSCRIPT),
   });
 harden(readFaeConfig);

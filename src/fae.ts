@@ -17,6 +17,7 @@ import { moveIntroducedTools } from './introduced-tools.js';
 import { formatIncomingMessage } from './message-format.js';
 import { FAE_SYSTEM_PROMPT } from './system-prompt.js';
 import { runTurn } from './turn.js';
+import { truncateMessages } from '../providers/truncate.js';
 import { followInbox } from './inbox.js';
 import { whenCancelled } from './cancellation.js';
 import { FAE_HELP, helpFor } from './fae-help.js';
@@ -153,6 +154,9 @@ export const startFae = (
       logger.warn('turn-failed', { message: number, error: reason });
       await answer(number, `Sorry, I could not answer message #${number}: ${reason}`);
     } finally {
+      // Forget the oldest turns past the cap, cutting at a user turn.
+      const kept = truncateMessages(transcript, config.maxTranscript);
+      if (kept !== transcript) transcript.splice(0, transcript.length, ...kept);
       if (finished) handledMessages += 1;
       if (finished && config.autoDismiss && !current.dismissed) {
         // Handled messages are dismissed so a restart does not replay them.

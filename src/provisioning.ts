@@ -75,6 +75,7 @@ export const FAE_ENV_NAMES: readonly string[] = harden([
   'FAE_PARALLEL_TOOLS',
   'FAE_AUTO_DISMISS',
   'FAE_DEBUG',
+  'FAE_MAX_TRANSCRIPT',
 ]);
 
 /** The parts of the EndoHost the scripts call. */

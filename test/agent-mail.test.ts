@@ -199,3 +199,21 @@ test('token usage is summed per turn and in status(); a cut-off answer says so',
   t.true(logs.some(line => line.includes('turn-finished message=1 outcome=answered iterations=2 inputTokens=250 outputTokens=30')));
   await daemon.stop();
 });
+
+test('fae forgets the oldest turns past FAE_MAX_TRANSCRIPT, keeping its instructions', async t => {
+  const echo = (request: { messages: readonly { content: string }[] }) => ({ text: `seen ${request.messages.length}` });
+  const llm = makeScriptedProvider([echo, echo, echo]);
+  const { host, nextFromFae, daemon } = await startFaeInDaemon({
+    provider: llm.provider,
+    env: { FAE_MAX_TRANSCRIPT: '2' },
+  });
+  await nextFromFae();
+  for (const text of ['one', 'two', 'three']) {
+    await E(host).send('fae', [text], [], []);
+    await nextFromFae();
+  }
+  const last = llm.requests[2].messages;
+  t.is(last[0].role, 'system');
+  t.deepEqual(last.slice(1).map(m => m.content), ['Message #3 from HOST: two', 'seen 4', 'Message #5 from HOST: three']);
+  await daemon.stop();
+});

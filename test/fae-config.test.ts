@@ -9,6 +9,7 @@ test('defaults', t => {
     parallelTools: true,
     autoDismiss: true,
     debug: false,
+    maxTranscript: 1000,
   });
 });
 
