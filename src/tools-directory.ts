@@ -19,8 +19,10 @@ const isListable = (powers: Ref<GuestPowers>) =>
 
 /** Resolves to true when this start created tools/ (fae's first start). */
 export const provideToolsDirectory = async (powers: Ref<GuestPowers>, logger: Logger) => {
-  const [exists, listable] = await Promise.all([E(powers).has(TOOLS_DIRECTORY), isListable(powers)]);
-  if (exists && listable) {
+  // One step after the other on purpose: listing a missing name would
+  // leave an "Unknown pet name" error in the daemon's log on every first start.
+  const exists = await E(powers).has(TOOLS_DIRECTORY);
+  if (exists && (await isListable(powers))) {
     return false;
   }
   if (exists) {
