@@ -6,6 +6,7 @@ import { startFaeInDaemon } from './support/fae-harness.js';
 import { makeScriptedProvider } from './support/scripted-provider.js';
 import type { RecordedRequest } from './support/scripted-provider.js';
 import { messageText } from './support/daemon.js';
+import type { LocalDaemon } from './support/daemon.js';
 import {
   makeFailingTool,
   makeHangingTool,
@@ -23,6 +24,15 @@ const lastToolResults = (request: RecordedRequest) => {
   }
   return results;
 };
+
+/** Introduces two in-process tools to fae as `first` and `second`. */
+const withToolPair = (first: unknown, second: unknown) => ({
+  introducedNames: { first: 'first', second: 'second' },
+  prepare: async (_h: unknown, d: LocalDaemon) => {
+    await makeToolCaplet(d, 'first', () => first);
+    await makeToolCaplet(d, 'second', () => second);
+  },
+});
 
 test('a mailed tool is adopted and used in the same turn, by its schema name', async t => {
   const llm = makeScriptedProvider([
@@ -194,11 +204,7 @@ test('the tool calls of one response run concurrently, results in call order', a
   ]);
   const { host, nextFromFae, daemon } = await startFaeInDaemon({
     provider: llm.provider,
-    introducedNames: { first: 'first', second: 'second' },
-    prepare: async (_h, d) => {
-      await makeToolCaplet(d, 'first', () => first);
-      await makeToolCaplet(d, 'second', () => second);
-    },
+    ...withToolPair(first, second),
   });
   await nextFromFae();
   await E(host).send('fae', ['run both'], [], []);
@@ -217,11 +223,7 @@ test('FAE_PARALLEL_TOOLS=0 runs the calls one by one', async t => {
   const { host, nextFromFae, daemon } = await startFaeInDaemon({
     provider: llm.provider,
     env: { FAE_PARALLEL_TOOLS: '0' },
-    introducedNames: { first: 'first', second: 'second' },
-    prepare: async (_h, d) => {
-      await makeToolCaplet(d, 'first', () => first);
-      await makeToolCaplet(d, 'second', () => second);
-    },
+    ...withToolPair(first, second),
   });
   await nextFromFae();
   await E(host).send('fae', ['run both'], [], []);

@@ -1,6 +1,6 @@
 // What the chat does before the first message: check the settings and the
 // LLM, and refuse clearly (and quickly) when either is wrong.
-import test from 'ava';
+import test, { type ExecutionContext } from 'ava';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { closedLoopbackUrl, startLlmServer } from './support/llm-server.js';
@@ -11,6 +11,20 @@ const SECRET = 'sk-chat-test-DO-NOT-PRINT-4f1c9a';
 /** A generous bound: "within a few seconds", with room for a slow machine. */
 const QUICKLY_MS = 10_000;
 
+/** The chat gave up quickly and said which LLM it could not reach. */
+const expectUnreachable = async (
+  t: ExecutionContext,
+  chat: ReturnType<typeof startChat>,
+  url: string,
+) => {
+  const result = await chat.exited;
+  t.false(result.timedOut);
+  t.not(result.code, 0);
+  t.true(result.elapsedMs < QUICKLY_MS, `took ${result.elapsedMs} ms`);
+  t.true(result.stderr.includes(`cannot reach the LLM at ${url}`), result.stderr);
+  return result;
+};
+
 test('an unreachable LAL_HOST exits non-zero quickly, says what was tried and how to choose an LLM, and never prints the token', async t => {
   const url = await closedLoopbackUrl('openai');
   const chat = startChat({
@@ -19,12 +33,7 @@ test('an unreachable LAL_HOST exits non-zero quickly, says what was tried and ho
   });
   chat.type('hello');
   chat.end();
-  const { code, stdout, stderr, timedOut, elapsedMs } = await chat.exited;
-
-  t.false(timedOut);
-  t.not(code, 0);
-  t.true(elapsedMs < QUICKLY_MS, `took ${elapsedMs} ms`);
-  t.true(stderr.includes(`cannot reach the LLM at ${url}`), stderr);
+  const { stdout, stderr } = await expectUnreachable(t, chat, url);
   t.regex(stderr, /OpenAI-compatible/);
   t.regex(stderr, /model "some-model"/);
   for (const name of ['LAL_HOST', 'LAL_MODEL', 'LAL_AUTH_TOKEN', 'LAL_PROVIDER']) {
@@ -41,12 +50,7 @@ test('an unreachable Anthropic host gets the same guidance, without the token', 
   const url = await closedLoopbackUrl('anthropic');
   const chat = startChat({ env: { LAL_HOST: url, LAL_AUTH_TOKEN: SECRET }, timeoutMs: QUICKLY_MS + 5_000 });
   chat.end();
-  const { code, stdout, stderr, timedOut, elapsedMs } = await chat.exited;
-
-  t.false(timedOut);
-  t.not(code, 0);
-  t.true(elapsedMs < QUICKLY_MS, `took ${elapsedMs} ms`);
-  t.true(stderr.includes(`cannot reach the LLM at ${url}`), stderr);
+  const { stdout, stderr } = await expectUnreachable(t, chat, url);
   t.regex(stderr, /provider Anthropic/);
   t.false(stdout.includes(SECRET));
   t.false(stderr.includes(SECRET));

@@ -7,6 +7,14 @@ import { assertPetName, isSpecialName } from './names.js';
 
 const unknownPetName = (name: string) => TypeError(`Unknown pet name: ${q(name)}`);
 
+/** lookup for a hub: the value named, or Unknown pet name. */
+const lookupBy =
+  (kernel: Kernel, identify: (name: string) => string | undefined) => (name: string) => {
+    const id = identify(name);
+    if (id === undefined) throw unknownPetName(name);
+    return kernel.provide(id);
+  };
+
 export const makeStoreHub = (kernel: Kernel, store: PetStore): Hub => {
   const identify = (name: string) => {
     assertPetName(name);
@@ -15,11 +23,7 @@ export const makeStoreHub = (kernel: Kernel, store: PetStore): Hub => {
   return harden({
     has: (name: string) => identify(name) !== undefined,
     identify,
-    lookup: (name: string) => {
-      const id = identify(name);
-      if (id === undefined) throw unknownPetName(name);
-      return kernel.provide(id);
-    },
+    lookup: lookupBy(kernel, identify),
     list: () => store.list(),
     reverseIdentify: (id: string) => store.reverseIdentify(id),
     write: (name: string, id: string) => {
@@ -62,11 +66,7 @@ export const makePetSitter = (
   return harden({
     has: (name: string) => identify(name) !== undefined,
     identify,
-    lookup: (name: string) => {
-      const id = identify(name);
-      if (id === undefined) throw unknownPetName(name);
-      return kernel.provide(id);
-    },
+    lookup: lookupBy(kernel, identify),
     list: () => [...Object.keys(specials).sort(), ...store.list()],
     reverseIdentify: (id: string) => [
       ...store.reverseIdentify(id),
