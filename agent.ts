@@ -2,8 +2,8 @@
 // already locked down and calls make() on first use and after every
 // restart: read the LLM settings, build the provider, start the agent.
 import { createProvider } from './providers/index.js';
-import { startFae } from './src/fae.js';
-import type { CapletContext, GuestPowers, Ref } from './src/endo-types.js';
+import { startFae } from './src/agent/fae.js';
+import type { CapletContext, GuestPowers, Ref } from './src/daemon/endo-types.js';
 
 export const make = (
   powers: Ref<GuestPowers>,

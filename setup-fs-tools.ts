@@ -13,7 +13,7 @@ import {
   invocationDirectory,
   provideToolCaplets,
   readFsToolsRoot,
-} from './src/provisioning.js';
+} from './src/provisioning/provisioning.js';
 
 export const setupFsTools = async (
   host: HostRef,

@@ -11,7 +11,7 @@ import {
   provideFae,
   provideToolCaplets,
   readFaeSetupConfig,
-} from './src/provisioning.js';
+} from './src/provisioning/provisioning.js';
 
 export const setupWithTools = async (host: HostRef, env: Env = process.env) => {
   // Checked before the tools are made, so a bad setting creates nothing.

@@ -8,7 +8,7 @@ import {
   formatReport,
   provideFae,
   readFaeSetupConfig,
-} from './src/provisioning.js';
+} from './src/provisioning/provisioning.js';
 
 export const setup = async (host: HostRef, env: Env = process.env) => {
   const config = readFaeSetupConfig(env);

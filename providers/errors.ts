@@ -2,7 +2,7 @@
 // wrong and which setting to fix. Each adapter first reduces its SDK's error
 // to a Failure; the wording is shared so all providers fail alike.
 import { q } from '@endo/errors';
-import type { Redact } from '../src/redact.js';
+import type { Redact } from '../src/logging/redact.js';
 import type { ProviderConfig } from './config.js';
 import { LlmTimeoutError } from './retrying-fetch.js';
 

@@ -1,6 +1,6 @@
 // What every adapter needs besides its SDK: the retrying, timed fetch, the
 // redactor, the debug log, and the test seams that feed them.
-import { makeEnvRedactor, type Redact } from '../src/redact.js';
+import { makeEnvRedactor, type Redact } from '../src/logging/redact.js';
 import type { Env, ProviderConfig } from './config.js';
 import { MAX_RETRY_AFTER_MS } from './retry-policy.js';
 import { makeRetryingFetch, type Fetch } from './retrying-fetch.js';

@@ -1,5 +1,5 @@
 import test from 'ava';
-import { extractToolCallsFromContent, stripThinkBlocks } from '../src/extract-tool-calls.js';
+import { extractToolCallsFromContent, stripThinkBlocks } from '../src/toolbox/extract-tool-calls.js';
 
 const ids = () => {
   let n = 0;

@@ -1,5 +1,5 @@
 import test from 'ava';
-import { readFaeConfig } from '../src/config.js';
+import { readFaeConfig } from '../src/agent/config.js';
 
 test('defaults', t => {
   t.deepEqual(readFaeConfig({}), {

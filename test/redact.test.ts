@@ -1,5 +1,5 @@
 import test from 'ava';
-import { makeEnvRedactor, makeRedactor } from '../src/redact.js';
+import { makeEnvRedactor, makeRedactor } from '../src/logging/redact.js';
 
 test('secret values are blanked wherever they appear', t => {
   const redact = makeEnvRedactor({ LAL_AUTH_TOKEN: 'tok-123456789', LAL_HOST: 'http://h' });

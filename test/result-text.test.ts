@@ -1,6 +1,6 @@
 import test from 'ava';
 import { Far } from '@endo/far';
-import { errorAsText, resultAsText } from '../src/result-text.js';
+import { errorAsText, resultAsText } from '../src/toolbox/result-text.js';
 
 test('a string result reaches the model as itself', t => {
   t.is(resultAsText('line 1\nline "2"'), 'line 1\nline "2"');

@@ -4,7 +4,7 @@
 import test from 'ava';
 import { E } from '@endo/far';
 import { main, setup } from '../setup.js';
-import type { HostPowers } from '../src/provisioning.js';
+import type { HostPowers } from '../src/provisioning/provisioning.js';
 import { makeLocalDaemon, messageText, nextMessage, fromSelf } from './support/daemon.js';
 import { startLlmServer } from './support/llm-server.js';
 

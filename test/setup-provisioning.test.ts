@@ -9,7 +9,7 @@ import {
   builtModuleUrl,
   pickEnv,
   readFaeSetupConfig,
-} from '../src/provisioning.js';
+} from '../src/provisioning/provisioning.js';
 
 test('the env fae receives holds only set, non-blank strings of known settings', t => {
   const config = readFaeSetupConfig({

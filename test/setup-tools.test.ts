@@ -8,7 +8,7 @@ import path from 'node:path';
 import { E } from '@endo/far';
 import { main as mainTools, setupTools } from '../setup-tools.js';
 import { setupFsTools } from '../setup-fs-tools.js';
-import type { HostPowers } from '../src/provisioning.js';
+import type { HostPowers } from '../src/provisioning/provisioning.js';
 import { makeLocalDaemon } from './support/daemon.js';
 
 // `any`: the daemon's objects are remote references.

@@ -5,7 +5,7 @@ import test from 'ava';
 import { E } from '@endo/far';
 import { main, setupWithTools } from '../setup-with-tools.js';
 import { setup } from '../setup.js';
-import type { HostPowers } from '../src/provisioning.js';
+import type { HostPowers } from '../src/provisioning/provisioning.js';
 import { makeLocalDaemon, messageText, nextMessage, fromSelf } from './support/daemon.js';
 import { startLlmServer } from './support/llm-server.js';
 

@@ -1,7 +1,7 @@
 import test from 'ava';
 import { makeExo } from '@endo/exo';
 import { E } from '@endo/far';
-import { FaeToolInterface } from '../src/fae-tool-interface.js';
+import { FaeToolInterface } from '../src/tool-kit/fae-tool-interface.js';
 
 test('tests run under SES lockdown', t => {
   t.true(Object.isFrozen(Array.prototype));

@@ -1,5 +1,5 @@
 import test from 'ava';
-import { parseToolArguments, toMessageNumber } from '../src/tool-arguments.js';
+import { parseToolArguments, toMessageNumber } from '../src/toolbox/tool-arguments.js';
 
 test('JSON objects parse; empty text means no arguments', t => {
   t.deepEqual(parseToolArguments('{"a": 1}'), { ok: true, args: { a: 1 } });

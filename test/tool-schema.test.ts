@@ -1,5 +1,5 @@
 import test from 'ava';
-import { checkToolSchema } from '../src/tool-schema.js';
+import { checkToolSchema } from '../src/toolbox/tool-schema.js';
 
 const good = {
   type: 'function',

@@ -6,7 +6,7 @@ import { E } from '@endo/far';
 import { make as makeGreet } from '../tools/greet.js';
 import { make as makeMath } from '../tools/math.js';
 import { make as makeTimestamp } from '../tools/timestamp.js';
-import { type FunctionSchema, makeFaeTool } from '../src/make-fae-tool.js';
+import { type FunctionSchema, makeFaeTool } from '../src/tool-kit/make-fae-tool.js';
 
 const env = harden({ env: {} });
 

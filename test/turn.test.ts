@@ -1,11 +1,11 @@
 // The ReAct turn on its own: what it asks the model, and when it stops.
 import test from 'ava';
-import { runTurn } from '../src/turn.js';
-import type { TurnDependencies } from '../src/turn.js';
-import { silentLogger } from '../src/log.js';
-import { makeCancellation, type Cancellation } from '../src/cancellation.js';
+import { runTurn } from '../src/agent/turn.js';
+import type { TurnDependencies } from '../src/agent/turn.js';
+import { silentLogger } from '../src/logging/log.js';
+import { makeCancellation, type Cancellation } from '../src/agent/cancellation.js';
 import type { ChatMessage } from '../providers/types.js';
-import type { DiscoveredTools } from '../src/tools.js';
+import type { DiscoveredTools } from '../src/toolbox/tools.js';
 import { makeScriptedProvider } from './support/scripted-provider.js';
 
 const noTools: DiscoveredTools = harden({ schemas: [], toolMap: new Map() });

@@ -4,9 +4,9 @@
 // (see src/literal-edit.ts).
 import fs from 'node:fs';
 import { q } from '@endo/errors';
-import { type CapletOptions, makeFaeTool } from '../src/make-fae-tool.js';
-import { explainFsError, fsRootFromEnv, writeChecked } from '../src/fs-root.js';
-import { replaceExactlyOnce } from '../src/literal-edit.js';
+import { type CapletOptions, makeFaeTool } from '../src/tool-kit/make-fae-tool.js';
+import { explainFsError, fsRootFromEnv, writeChecked } from '../src/tool-kit/fs-root.js';
+import { replaceExactlyOnce } from '../src/tool-kit/literal-edit.js';
 
 // Editing reads the whole file; refuse what is clearly not a source file.
 const MAX_EDIT_BYTES = 10 * 1024 * 1024;

@@ -1,6 +1,6 @@
 // Example tool caplet: a greeting in one of a few languages. It needs no
 // powers; it shows the smallest possible FaeTool.
-import { makeFaeTool } from '../src/make-fae-tool.js';
+import { makeFaeTool } from '../src/tool-kit/make-fae-tool.js';
 
 const GREETINGS = harden({
   english: 'Hello',

@@ -3,8 +3,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { q } from '@endo/errors';
-import { type CapletOptions, makeFaeTool } from '../src/make-fae-tool.js';
-import { explainFsError, fsRootFromEnv } from '../src/fs-root.js';
+import { type CapletOptions, makeFaeTool } from '../src/tool-kit/make-fae-tool.js';
+import { explainFsError, fsRootFromEnv } from '../src/tool-kit/fs-root.js';
 
 // A listing is for the model to read; past this it is noise and cost.
 const MAX_ENTRIES = 1_000;

@@ -1,6 +1,6 @@
 // Example tool caplet: arithmetic on two numbers. Operations that have no
 // finite answer are errors the model can read, not NaN or Infinity.
-import { makeFaeTool } from '../src/make-fae-tool.js';
+import { makeFaeTool } from '../src/tool-kit/make-fae-tool.js';
 
 const OPERATIONS = harden({
   add: (a: number, b: number) => a + b,

@@ -3,8 +3,8 @@
 // capped, so reading the rest would be wasted memory (upstream read it all).
 import fs from 'node:fs';
 import { q } from '@endo/errors';
-import { type CapletOptions, makeFaeTool } from '../src/make-fae-tool.js';
-import { explainFsError, fsRootFromEnv } from '../src/fs-root.js';
+import { type CapletOptions, makeFaeTool } from '../src/tool-kit/make-fae-tool.js';
+import { explainFsError, fsRootFromEnv } from '../src/tool-kit/fs-root.js';
 
 export const MAX_CHARACTERS = 50_000;
 // A UTF-8 character is at most 4 bytes, so this many bytes always hold

@@ -3,9 +3,9 @@
 // worker's authority (upstream defect F7), and its help says so, so that a
 // host grants it knowingly. What it does bound is time and output.
 import { q } from '@endo/errors';
-import { type CapletOptions, makeFaeTool } from '../src/make-fae-tool.js';
-import { fsRootFromEnv } from '../src/fs-root.js';
-import { type CapturedOutput, runShellCommand } from '../src/shell-command.js';
+import { type CapletOptions, makeFaeTool } from '../src/tool-kit/make-fae-tool.js';
+import { fsRootFromEnv } from '../src/tool-kit/fs-root.js';
+import { type CapturedOutput, runShellCommand } from '../src/tool-kit/shell-command.js';
 
 export const DEFAULT_TIMEOUT_MS = 30_000;
 /** The most the model may ask for, whatever it asks for. */

@@ -1,7 +1,7 @@
 // Example tool caplet: the current date and time, optionally in an IANA
 // timezone. Under SES the locale methods (Date#toLocaleString) ignore their
 // options, so the zone is applied with Intl.DateTimeFormat, which keeps them.
-import { makeFaeTool } from '../src/make-fae-tool.js';
+import { makeFaeTool } from '../src/tool-kit/make-fae-tool.js';
 
 const formatIn = (now: Date, timeZone: string | undefined) => {
   let format: Intl.DateTimeFormat;

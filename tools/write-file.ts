@@ -2,8 +2,8 @@
 // creation (FAE_CWD), making missing parent directories inside the root.
 import fs from 'node:fs';
 import { q } from '@endo/errors';
-import { type CapletOptions, makeFaeTool } from '../src/make-fae-tool.js';
-import { fsRootFromEnv, writeChecked } from '../src/fs-root.js';
+import { type CapletOptions, makeFaeTool } from '../src/tool-kit/make-fae-tool.js';
+import { fsRootFromEnv, writeChecked } from '../src/tool-kit/fs-root.js';
 
 export const make = (_powers: unknown, _context: unknown, { env }: CapletOptions = {}) => {
   const fsRoot = fsRootFromEnv(env);

@@ -5,7 +5,7 @@
 // around every message so typing is never interrupted. On a pipe there is
 // no prompt and no spinner: each tool call is written as a plain line.
 import readline from 'node:readline';
-import type { Redact } from '../redact.js';
+import type { Redact } from '../logging/redact.js';
 
 const SPINNER = harden(['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏']);
 const SPIN_MS = 100;

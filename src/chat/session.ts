@@ -7,9 +7,9 @@
 // follows the host's inbox and hands every message from fae to the screen.
 import { E } from '@endo/far';
 import { makeLocalDaemon } from '../local-daemon/index.js';
-import { makeRefIterator } from '../ref-iterator.js';
-import { messageText } from '../message-format.js';
-import type { MessageRecord } from '../endo-types.js';
+import { makeRefIterator } from '../daemon/ref-iterator.js';
+import { messageText } from '../daemon/message-format.js';
+import type { MessageRecord } from '../daemon/endo-types.js';
 import {
   EXAMPLE_TOOLS,
   FAE_AGENT_NAME,
@@ -20,7 +20,7 @@ import {
   type ToolCaplet,
   provideFae,
   provideToolCaplets,
-} from '../provisioning.js';
+} from '../provisioning/provisioning.js';
 import type { PendingAnswers } from './pending.js';
 
 /** The tools the user can mail to fae with /give. */

@@ -4,14 +4,14 @@
 // root.
 import { readProviderConfig, type ProviderConfig } from '../../providers/config.js';
 import { MAX_RETRY_AFTER_MS } from '../../providers/retry-policy.js';
-import { readFaeConfig, type FaeConfig } from '../config.js';
+import { readFaeConfig, type FaeConfig } from '../agent/config.js';
 import {
   invocationDirectory,
   readFaeSetupConfig,
   readFsToolsRoot,
   type Env,
   type FaeSetupConfig,
-} from '../provisioning.js';
+} from '../provisioning/provisioning.js';
 import type { ChatOptions } from './options.js';
 
 /** Slack on top of fae's own bounds, for the work between its calls. */

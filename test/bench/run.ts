@@ -4,7 +4,7 @@
 // daemon calls.
 import { E } from '@endo/far';
 import { makeLocalDaemon } from '../../src/local-daemon/index.js';
-import { discoverTools } from '../../src/tools.js';
+import { discoverTools } from '../../src/toolbox/tools.js';
 import { startFaeInDaemon } from '../support/fae-harness.js';
 import { makeScriptedProvider } from '../support/scripted-provider.js';
 import { makeSequenceTools, makeShippedTool, makeToolCaplet } from '../support/tool-caplets.js';

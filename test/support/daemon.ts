@@ -18,7 +18,7 @@
 // `powers` is anything E() works on that has the guest/host mail methods:
 // a host presence, a guest presence, or a promise for one.
 import { E } from '@endo/far';
-import { makeRefIterator } from '../../src/ref-iterator.js';
+import { makeRefIterator } from '../../src/daemon/ref-iterator.js';
 
 export { makeLocalDaemon } from '../../src/local-daemon/index.js';
 export type { LocalDaemon, Presence } from '../../src/local-daemon/index.js';

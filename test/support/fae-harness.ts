@@ -4,7 +4,7 @@
 // its log lines. Used by the agent's scenario tests.
 import { E } from '@endo/far';
 import type { Provider } from '../../providers/types.js';
-import { startFae, READY_TEXT } from '../../src/fae.js';
+import { startFae, READY_TEXT } from '../../src/agent/fae.js';
 import { makeLocalDaemon, nextMessage, fromSelf } from './daemon.js';
 import type { LocalDaemon, MessageRecord } from './daemon.js';
 

@@ -3,8 +3,8 @@
 import { E } from '@endo/far';
 import { makeExo } from '@endo/exo';
 import { makePromiseKit } from '@endo/promise-kit';
-import { FaeToolInterface } from '../../src/fae-tool-interface.js';
-import { makeFaeTool } from '../../src/make-fae-tool.js';
+import { FaeToolInterface } from '../../src/tool-kit/fae-tool-interface.js';
+import { makeFaeTool } from '../../src/tool-kit/make-fae-tool.js';
 import type { LocalDaemon } from './daemon.js';
 
 // `any`: remote references.

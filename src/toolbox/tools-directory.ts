@@ -5,9 +5,9 @@
 // if a collection pass lands while the directory is being made, leaving a
 // dangling name that would otherwise break every turn for good.
 import { E } from '@endo/far';
-import type { GuestPowers, Ref } from './endo-types.js';
+import type { GuestPowers, Ref } from '../daemon/endo-types.js';
 import { TOOLS_DIRECTORY } from './tools.js';
-import type { Logger } from './log.js';
+import type { Logger } from '../logging/log.js';
 
 const isListable = (powers: Ref<GuestPowers>) =>
   E(powers)

@@ -5,11 +5,11 @@
 // entries are examined at once.
 import { E } from '@endo/far';
 import { q } from '@endo/errors';
-import type { FaeToolMethods, GuestPowers, Ref } from './endo-types.js';
+import type { FaeToolMethods, GuestPowers, Ref } from '../daemon/endo-types.js';
 import { checkToolSchema } from './tool-schema.js';
 import { TOOLS_DIRECTORY } from './tools.js';
-import { withTimeout } from './timeout.js';
-import type { Logger } from './log.js';
+import { withTimeout } from '../timeout.js';
+import type { Logger } from '../logging/log.js';
 
 const PET_NAME = /^[a-z0-9][a-z0-9-]{0,127}$/;
 const FAE_TOOL_METHODS = ['schema', 'execute', 'help'];

@@ -5,14 +5,14 @@
 // since a sender may have no pet name in fae's directory).
 import { E } from '@endo/far';
 import { makeExo } from '@endo/exo';
-import { FaeToolInterface } from './fae-tool-interface.js';
-import type { GuestPowers, MessageRecord, Ref } from './endo-types.js';
+import { FaeToolInterface } from '../tool-kit/fae-tool-interface.js';
+import type { GuestPowers, MessageRecord, Ref } from '../daemon/endo-types.js';
 import type { FaeTool } from './tools.js';
 import { TOOLS_DIRECTORY } from './tools.js';
-import type { JsonSchema, ToolSchema } from '../providers/types.js';
+import type { JsonSchema, ToolSchema } from '../../providers/types.js';
 import { toMessageNumber } from './tool-arguments.js';
 import { readNamePath, readString, readStringArray } from './built-in-arguments.js';
-import { messageText } from './message-format.js';
+import { messageText } from '../daemon/message-format.js';
 
 type Args = Readonly<Record<string, unknown>>;
 

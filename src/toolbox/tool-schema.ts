@@ -2,7 +2,7 @@
 // schema sent to a provider makes every request fail (upstream F14), so each
 // is checked and normalised here before the model ever sees it.
 import { q } from '@endo/errors';
-import type { JsonSchema, ToolSchema } from '../providers/types.js';
+import type { JsonSchema, ToolSchema } from '../../providers/types.js';
 
 // The strictest name rule among the providers (OpenAI and Anthropic).
 const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;

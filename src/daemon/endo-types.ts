@@ -1,6 +1,10 @@
+// src/daemon/: how fae talks to the Endo daemon: the shapes of its objects,
+// the far-iterator reader for its mail, and how a message record reads as
+// text. Only this folder should know a daemon generation's details.
+//
 // The parts of the daemon's objects that fae calls, as TypeScript sees them
 // through E(). Shapes follow ../shared/spec/endo-guest-api.md §4-§5.
-import type { ToolSchema } from '../providers/types.js';
+import type { ToolSchema } from '../../providers/types.js';
 
 export type NameOrPath = string | readonly string[];
 

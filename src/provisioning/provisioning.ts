@@ -1,3 +1,5 @@
+// src/provisioning/: what the setup scripts (setup*.ts) do to a host.
+//
 // What the setup scripts share: the names fae is provisioned under, the
 // configuration they forward (read and checked once, before anything is
 // created), and idempotent steps against the host. The scripts run in the
@@ -15,10 +17,10 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { E } from '@endo/far';
 import { q } from '@endo/errors';
-import { describeProviderConfig, readProviderConfig } from '../providers/config.js';
-import { readFaeConfig } from './config.js';
-import { makeFsRoot } from './fs-root.js';
-import { withTimeout } from './timeout.js';
+import { describeProviderConfig, readProviderConfig } from '../../providers/config.js';
+import { readFaeConfig } from '../agent/config.js';
+import { makeFsRoot } from '../tool-kit/fs-root.js';
+import { withTimeout } from '../timeout.js';
 
 /** Host-side name of fae's handle (its mail identity). */
 export const FAE_GUEST_NAME = 'fae';
@@ -104,8 +106,8 @@ export interface HostPowers {
 export type HostRef = HostPowers | PromiseLike<HostPowers>;
 export type Env = Readonly<Record<string, string | undefined>>;
 
-// This module is built to dist/src/; the caplet modules sit in dist/.
-const DIST_URL = new URL('../', import.meta.url);
+// This module is built to dist/src/provisioning/; the caplet modules sit in dist/.
+const DIST_URL = new URL('../../', import.meta.url);
 
 /**
  * The absolute file: URL of a built module, which is what the daemon's

@@ -1,3 +1,7 @@
+// src/agent/: the agent itself: startup, the inbox it follows, one bounded
+// ReAct turn per message, the system prompt, fae's own settings,
+// cancellation and the Fae exo's help texts.
+//
 // The fae agent: startup, then one turn per incoming message, for as long
 // as the daemon keeps it alive. agent.ts wires the provider in; tests can
 // hand in a scripted one.
@@ -5,19 +9,19 @@ import { E } from '@endo/far';
 import { makeExo } from '@endo/exo';
 import { M } from '@endo/patterns';
 import { makePromiseKit } from '@endo/promise-kit';
-import type { ChatMessage, Provider } from '../providers/types.js';
-import type { CapletContext, GuestPowers, MessageRecord, Ref } from './endo-types.js';
+import type { ChatMessage, Provider } from '../../providers/types.js';
+import type { CapletContext, GuestPowers, MessageRecord, Ref } from '../daemon/endo-types.js';
 import { readFaeConfig } from './config.js';
-import { makeEnvRedactor } from './redact.js';
-import { makeLogger } from './log.js';
-import { makeBuiltInTools } from './built-in-tools.js';
-import { discoverTools } from './tools.js';
-import { provideToolsDirectory } from './tools-directory.js';
-import { moveIntroducedTools } from './introduced-tools.js';
-import { formatIncomingMessage } from './message-format.js';
+import { makeEnvRedactor } from '../logging/redact.js';
+import { makeLogger } from '../logging/log.js';
+import { makeBuiltInTools } from '../toolbox/built-in-tools.js';
+import { discoverTools } from '../toolbox/tools.js';
+import { provideToolsDirectory } from '../toolbox/tools-directory.js';
+import { moveIntroducedTools } from '../toolbox/introduced-tools.js';
+import { formatIncomingMessage } from '../daemon/message-format.js';
 import { FAE_SYSTEM_PROMPT } from './system-prompt.js';
 import { runTurn } from './turn.js';
-import { truncateMessages } from '../providers/truncate.js';
+import { truncateMessages } from '../../providers/truncate.js';
 import { followInbox } from './inbox.js';
 import { whenCancelled } from './cancellation.js';
 import { FAE_HELP, helpFor } from './fae-help.js';

@@ -1,3 +1,8 @@
+// src/toolbox/: everything the model can call: discovery of the tools under
+// tools/ and the introduced ones, the built-ins and their argument readers,
+// schema checks, tool-call extraction from text, execution with a timeout,
+// and how a result is written back for the model. It never imports the agent.
+//
 // Tool discovery and execution. At the start of every turn fae merges its
 // built-in tools with every FaeTool under its `tools/` directory, keyed by
 // the name the model is shown (the schema's function name, not the pet
@@ -5,12 +10,12 @@
 // lookups and schema() calls go out together.
 import { E } from '@endo/far';
 import { q } from '@endo/errors';
-import type { ToolSchema } from '../providers/types.js';
+import type { ToolSchema } from '../../providers/types.js';
 import { checkToolSchema } from './tool-schema.js';
-import { withTimeout } from './timeout.js';
-import type { Logger } from './log.js';
-import type { FaeToolMethods, GuestPowers, Ref } from './endo-types.js';
-import { silentLogger } from './log.js';
+import { withTimeout } from '../timeout.js';
+import type { Logger } from '../logging/log.js';
+import type { FaeToolMethods, GuestPowers, Ref } from '../daemon/endo-types.js';
+import { silentLogger } from '../logging/log.js';
 
 /** A FaeTool: a local exo or a remote presence; only E() is used on it. */
 export type FaeTool = Ref<FaeToolMethods>;

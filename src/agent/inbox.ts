@@ -2,8 +2,8 @@
 // number at most once (the daemon may yield a message twice), fae's own
 // sent copies skipped, until the agent is cancelled.
 import { E } from '@endo/far';
-import type { GuestPowers, MessageRecord, Ref } from './endo-types.js';
-import { makeRefIterator } from './ref-iterator.js';
+import type { GuestPowers, MessageRecord, Ref } from '../daemon/endo-types.js';
+import { makeRefIterator } from '../daemon/ref-iterator.js';
 import type { Cancellation } from './cancellation.js';
 
 export interface FollowInboxOptions {

@@ -3,7 +3,7 @@
 // the structured field, and wrap their reasoning in <think>…</think>. This
 // module recovers those calls and strips the reasoning, so neither the
 // calls are lost nor the reasoning fed back to the model.
-import type { ToolCall } from '../providers/types.js';
+import type { ToolCall } from '../../providers/types.js';
 
 export interface ExtractedToolCalls {
   /** The content with tool-call and think blocks removed, trimmed. */

@@ -1,3 +1,7 @@
+// src/tool-kit/: what tools/*.ts and outside tool authors build on:
+// makeFaeTool, FaeToolInterface, filesystem root confinement, the shell
+// runner and the literal text edit. It imports nothing else from fae.
+//
 // Builds a FaeTool exo from a declarative description, so each tool module
 // holds only what is particular to it: its parameters, its help and its
 // execute function. The declared parameters are both the schema the model
