@@ -10,7 +10,9 @@ import { makeExo } from '@endo/exo';
 import { M } from '@endo/patterns';
 import { makePromiseKit } from '@endo/promise-kit';
 import type { ChatMessage, Provider } from '../../providers/types.js';
-import type { CapletContext, GuestPowers, MessageRecord, Ref } from '../daemon/endo-types.js';
+import type { CapletContext, GuestPowers, Ref } from '../daemon/endo-types.js';
+import type { InboxMessage } from '../daemon/adapter.js';
+import { makeDaemonAdapter } from '../daemon/adapter.js';
 import { readFaeConfig } from './config.js';
 import { makeEnvRedactor } from '../logging/redact.js';
 import { makeLogger } from '../logging/log.js';
@@ -54,6 +56,9 @@ export const startFae = (
   const redact = makeEnvRedactor(env);
   const logger = makeLogger({ redact, debug: config.debug, write });
   const cancelled = whenCancelled(context);
+  // Everything that differs between daemon generations goes through it.
+  const daemonAdapter = makeDaemonAdapter(powers);
+  daemonAdapter.catch(() => {}); // reported by run()
 
   let state: State = 'starting';
   // Settles once startup has succeeded or failed.
@@ -75,6 +80,7 @@ export const startFae = (
   // built-in tools, so fae knows whether to answer or dismiss for it.
   let current = { number: -1n, answered: false, dismissed: false };
   const builtIns = makeBuiltInTools(powers, {
+    daemon: daemonAdapter,
     onDismiss: number => {
       if (number === current.number) current.dismissed = true;
     },
@@ -91,7 +97,7 @@ export const startFae = (
 
   const describeSender = async (from: string) => {
     try {
-      const names = await E(powers).reverseIdentify(from);
+      const names = await (await daemonAdapter).senderNames(from);
       return names[0] ?? 'an unnamed sender';
     } catch {
       return 'an unknown sender';
@@ -107,7 +113,7 @@ export const startFae = (
     }
   };
 
-  const handleMessage = async (message: MessageRecord) => {
+  const handleMessage = async (message: InboxMessage) => {
     const { number } = message;
     current = { number, answered: false, dismissed: false };
     const [sender, tools] = await Promise.all([describeSender(message.from), discover()]);
@@ -170,19 +176,23 @@ export const startFae = (
   };
 
   const run = async () => {
-    const [selfId, firstStart] = await Promise.all([
-      E(powers).identify('SELF'),
+    const [daemon, firstStart] = await Promise.all([
+      daemonAdapter,
       provideToolsDirectory(powers, logger),
     ]);
     await moveIntroducedTools(powers, { probeTimeoutMs: config.probeTimeoutMs, logger });
     // Only the first start announces itself; a restart is silent.
     if (firstStart) {
-      await E(powers).send('HOST', [READY_TEXT], [], []);
+      await daemon.send(daemon.names.host, [READY_TEXT]);
     }
     state = 'running';
     started.resolve();
-    logger.event('started', { provider: provider.kind, model: provider.model });
-    await followInbox(powers, { selfId: selfId ?? '', cancelled, onMessage: handleMessage });
+    logger.event('started', { provider: provider.kind, model: provider.model, daemon: daemon.dialect });
+    await followInbox(daemon, {
+      cancelled,
+      onMessage: handleMessage,
+      onIgnoredEdit: message => logger.event('edit-ignored', { message: message.number }),
+    });
     state = 'stopped';
     logger.event('stopped');
   };

@@ -21,6 +21,8 @@ export interface MessageRecord {
   readonly names?: readonly string[];
   readonly ids?: readonly string[];
   readonly description?: string;
+  /** August: false while the sender is still editing the message. */
+  readonly done?: boolean;
   readonly [field: string]: unknown;
 }
 
@@ -36,6 +38,8 @@ export interface GuestPowers {
   has(...path: string[]): boolean;
   identify(...path: string[]): string | undefined;
   reverseIdentify(id: string): readonly string[];
+  /** May and August: the names for a locator (reverseIdentify wants raw ids). */
+  reverseLocate(locator: string): readonly string[];
   list(...path: string[]): readonly string[];
   lookup(nameOrPath: NameOrPath): unknown;
   remove(...path: string[]): void;
@@ -44,12 +48,15 @@ export interface GuestPowers {
   makeDirectory(nameOrPath: NameOrPath): unknown;
   storeValue(value: unknown, nameOrPath: NameOrPath): void;
   listMessages(): readonly MessageRecord[];
-  followMessages(): FollowIterator;
+  /** A far iterator or a stream reader: read it with makeFollowReader. */
+  followMessages(): FollowIterator | object;
   send(
     recipient: NameOrPath,
     strings: readonly string[],
     edgeNames: readonly string[],
     petNames: readonly NameOrPath[],
+    /** May and August: the number of the message this answers. */
+    replyToNumber?: bigint,
   ): void;
   reply(
     number: bigint,

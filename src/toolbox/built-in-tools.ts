@@ -13,10 +13,14 @@ import type { JsonSchema, ToolSchema } from '../../providers/types.js';
 import { toMessageNumber } from './tool-arguments.js';
 import { readNamePath, readString, readStringArray } from './built-in-arguments.js';
 import { messageText } from '../daemon/message-format.js';
+import type { DaemonAdapter } from '../daemon/adapter.js';
+import { makeDaemonAdapter } from '../daemon/adapter.js';
 
 type Args = Readonly<Record<string, unknown>>;
 
 export interface BuiltInToolHooks {
+  /** The daemon adapter fae made at start; made on first use otherwise. */
+  readonly daemon?: Promise<DaemonAdapter> | DaemonAdapter;
   /** Told of every message the model dismissed. */
   readonly onDismiss?: (number: bigint) => void;
   /** Told of every message number the model answered with reply(). */
@@ -74,9 +78,14 @@ const PET_NAMES: JsonSchema = {
  * of a step goes out at once; an attachment the daemon cannot identify
  * simply matches nothing.
  */
-const findInstalled = async (powers: Ref<GuestPowers>, number: bigint, edgeName: string) => {
+const findInstalled = async (
+  powers: Ref<GuestPowers>,
+  daemon: DaemonAdapter,
+  number: bigint,
+  edgeName: string,
+) => {
   const [attachmentId, names] = await Promise.all([
-    E(powers).identify('MAIL', String(number), edgeName).catch(() => undefined),
+    E(powers).identify(...daemon.mailPath(number, edgeName)).catch(() => undefined),
     E(powers).list(TOOLS_DIRECTORY).catch(() => harden([] as string[])),
   ]);
   if (attachmentId === undefined) {
@@ -100,8 +109,13 @@ const summarize = (message: MessageRecord, sender: string) =>
 
 export const makeBuiltInTools = (
   powers: Ref<GuestPowers>,
-  { onDismiss, onReply, onSend }: BuiltInToolHooks = {},
+  { daemon: givenDaemon, onDismiss, onReply, onSend }: BuiltInToolHooks = {},
 ): ReadonlyMap<string, FaeTool> => {
+  let daemonP: Promise<DaemonAdapter> | undefined;
+  const provideDaemon = () => {
+    daemonP ??= Promise.resolve(givenDaemon ?? makeDaemonAdapter(powers));
+    return daemonP;
+  };
   const tools: [string, FaeTool][] = [
     [
       'list',
@@ -118,7 +132,7 @@ export const makeBuiltInTools = (
         async args =>
           args.path === undefined || args.path === null || args.path === ''
             ? E(powers).list()
-            : E(powers).list(...readNamePath(args, 'path')),
+            : E(powers).list(...(await provideDaemon()).path(readNamePath(args, 'path'))),
       ),
     ],
     [
@@ -128,7 +142,7 @@ export const makeBuiltInTools = (
         'Look up the value stored under a pet name.',
         { petName: { type: 'string', description: 'The pet name (or path such as "tools/greet").' } },
         ['petName'],
-        async args => E(powers).lookup(readNamePath(args, 'petName')),
+        async args => E(powers).lookup((await provideDaemon()).path(readNamePath(args, 'petName'))),
       ),
     ],
     [
@@ -183,7 +197,7 @@ export const makeBuiltInTools = (
           const number = toMessageNumber(args.messageNumber);
           const edgeName = readString(args, 'edgeName').replace(/^@/, '');
           const toolName = readString(args, 'toolName');
-          const installed = await findInstalled(powers, number, edgeName);
+          const installed = await findInstalled(powers, await provideDaemon(), number, edgeName);
           if (installed.sameAs !== undefined) {
             return `@${edgeName} from message #${number} is already installed as tools/${installed.sameAs}; use it under its tool name.`;
           }
@@ -202,17 +216,22 @@ export const makeBuiltInTools = (
       'send',
       makeBuiltInTool(
         'send',
-        'Send a message to HOST or to another agent you have a pet name for, optionally attaching capabilities from your directory.',
+        'Send a message to your host or to another agent you have a pet name for, optionally attaching capabilities from your directory.',
         {
-          recipient: { type: 'string', description: 'Who to send to: "HOST" or a pet name.' },
+          recipient: {
+            type: 'string',
+            description:
+              'Who to send to: your host, written "@host" or "HOST" (either spelling works on every daemon), or a pet name.',
+          },
           strings: STRINGS,
           edgeNames: EDGE_NAMES,
           petNames: PET_NAMES,
         },
         ['recipient', 'strings'],
         async args => {
-          const recipient = readNamePath(args, 'recipient');
-          await E(powers).send(
+          const daemon = await provideDaemon();
+          const recipient = daemon.path(readNamePath(args, 'recipient'));
+          await daemon.send(
             recipient,
             readStringArray(args, 'strings'),
             readStringArray(args, 'edgeNames'),
@@ -256,11 +275,14 @@ export const makeBuiltInTools = (
         {},
         [],
         async () => {
-          const messages = await E(powers).listMessages();
-          // One reverseIdentify per distinct sender, all at once.
+          const [messages, daemon] = await Promise.all([
+            E(powers).listMessages(),
+            provideDaemon(),
+          ]);
+          // One name look-up per distinct sender, all at once.
           const senders = [...new Set(messages.map(m => m.from))];
           const names = await Promise.all(
-            senders.map(id => E(powers).reverseIdentify(id).then(
+            senders.map(id => daemon.senderNames(id).then(
               found => found[0] ?? 'an unnamed sender',
               () => 'an unnamed sender',
             )),

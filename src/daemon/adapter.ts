@@ -1,0 +1,165 @@
+// The one place in fae that knows which generation of the Endo daemon it
+// lives in (../shared/spec/endo-guest-api-next.md §8). Made once at start
+// from the guest powers, it answers in the dialect's terms and hands the
+// rest of fae dialect-free facts: its own identity, who sent a message,
+// the sender's names, a reader of normalized messages, reply and send, and
+// paths into the mail hub.
+import { E } from '@endo/far';
+import type { Dialect, SpecialNames } from './dialect.js';
+import { detectDialect, formulaIdOf, specialNames } from './dialect.js';
+import type { GuestPowers, MessageRecord, NameOrPath, Ref } from './endo-types.js';
+import { makeFollowReader } from './follow-reader.js';
+
+/**
+ * A message record with the fields every dialect can be asked for:
+ * `done` is true unless an August edit marked the message unfinished,
+ * `replyTo` is undefined unless it is a reply, and `senderId` is the
+ * sender's raw formula id, the same string for every message of a sender
+ * whatever the locator syntax or hints.
+ */
+export interface InboxMessage extends MessageRecord {
+  readonly messageId: string | undefined;
+  readonly replyTo: string | undefined;
+  readonly done: boolean;
+  readonly senderId: string;
+}
+
+export interface DaemonAdapter {
+  /** The generation, for logs and status only: nothing else should branch on it. */
+  readonly dialect: Dialect;
+  /** The special names (host, self, mail, …) as this daemon spells them. */
+  readonly names: SpecialNames;
+  /** fae's own handle as a raw formula id. */
+  readonly selfId: string;
+  /** Whether a message is fae's own sent copy. */
+  isOwnMessage(message: Pick<MessageRecord, 'from'>): boolean;
+  /** The raw id of a message's sender: one stable string per correspondent. */
+  senderIdOf(message: Pick<MessageRecord, 'from'>): string;
+  /** fae's pet names for a message's sender (`from`), `[]` if it has none. */
+  senderNames(from: string): Promise<readonly string[]>;
+  /** Replayed then new messages, normalized; fae's own copies included. */
+  followMessages(): AsyncIterableIterator<InboxMessage>;
+  /** Every message in the inbox, normalized. */
+  listMessages(): Promise<readonly InboxMessage[]>;
+  reply(
+    number: bigint,
+    strings: readonly string[],
+    edgeNames?: readonly string[],
+    petNames?: readonly NameOrPath[],
+  ): Promise<void>;
+  /**
+   * Sends to a name or path. The host's special name is accepted in either
+   * spelling (`HOST` or `@host`, likewise self, mail and agent) and
+   * translated to this daemon's. `replyTo` (a message number in fae's
+   * inbox) marks the message as an answer where the daemon can say so.
+   */
+  send(
+    recipient: NameOrPath,
+    strings: readonly string[],
+    edgeNames?: readonly string[],
+    petNames?: readonly NameOrPath[],
+    replyTo?: bigint,
+  ): Promise<void>;
+  /** A name path with a special name in either spelling made this daemon's. */
+  path(nameOrPath: NameOrPath): string[];
+  /** The path of a message's entry in the mail hub, e.g. (3n, 'tool'). */
+  mailPath(number: bigint, ...rest: string[]): string[];
+}
+
+// Both spellings of the specials a guest has, so the model (and a user
+// who learnt the other generation) may write either.
+const SPELLINGS: readonly (readonly [keyof SpecialNames, string, string])[] = [
+  ['host', 'HOST', '@host'],
+  ['self', 'SELF', '@self'],
+  ['mail', 'MAIL', '@mail'],
+  ['agent', 'AGENT', '@agent'],
+];
+
+const normalize = (record: MessageRecord, senderId: string): InboxMessage =>
+  harden({
+    ...record,
+    messageId: typeof record.messageId === 'string' ? record.messageId : undefined,
+    // Restored February records carry replyTo: undefined; treat alike.
+    replyTo: typeof record.replyTo === 'string' ? record.replyTo : undefined,
+    done: record.done !== false,
+    senderId,
+  });
+
+/**
+ * Finds out the dialect (with __getMethodNames__, which cannot fail) and
+ * fae's own id, then returns the adapter. Two round trips, once per start.
+ */
+export const makeDaemonAdapter = async (powers: Ref<GuestPowers>): Promise<DaemonAdapter> => {
+  const dialect = await detectDialect(powers);
+  const names = specialNames(dialect);
+  const febDialect = dialect === 'feb';
+  const selfId = (await E(powers).identify(names.self)) ?? '';
+  if (selfId === '') {
+    // Without it fae would answer its own messages for ever.
+    throw Error(`The daemon gave no id for ${JSON.stringify(names.self)}, fae's own handle`);
+  }
+
+  const translated = new Map<string, string>();
+  for (const [role, old, current] of SPELLINGS) {
+    translated.set(old, names[role]);
+    translated.set(current, names[role]);
+  }
+  const path = (nameOrPath: NameOrPath): string[] => {
+    const segments = typeof nameOrPath === 'string' ? [nameOrPath] : [...nameOrPath];
+    if (segments.length > 0) segments[0] = translated.get(segments[0]) ?? segments[0];
+    return segments;
+  };
+
+  // Mail carries raw ids on February and locators (either syntax, maybe
+  // hinted) later; formulaIdOf reads all three.
+  const senderIdOf = ({ from }: Pick<MessageRecord, 'from'>) => formulaIdOf(from) ?? from;
+
+  return harden({
+    dialect,
+    names,
+    selfId,
+    isOwnMessage: (message: Pick<MessageRecord, 'from'>) => senderIdOf(message) === selfId,
+    senderIdOf,
+    senderNames: async (from: string) =>
+      febDialect ? E(powers).reverseIdentify(from) : E(powers).reverseLocate(from),
+    followMessages: () => {
+      const inner = makeFollowReader<MessageRecord>(E(powers).followMessages());
+      const iterator: AsyncIterableIterator<InboxMessage> = harden({
+        next: async (): Promise<IteratorResult<InboxMessage>> => {
+          const result = await inner.next();
+          return result.done
+            ? result
+            : harden({ done: false, value: normalize(result.value, senderIdOf(result.value)) });
+        },
+        // makeFollowReader always has both.
+        return: (value?: unknown) => inner.return!(value) as Promise<IteratorResult<InboxMessage>>,
+        throw: (error?: unknown) => inner.throw!(error) as Promise<IteratorResult<InboxMessage>>,
+        [Symbol.asyncIterator]: () => iterator,
+      });
+      return iterator;
+    },
+    listMessages: async () => {
+      const records = await E(powers).listMessages();
+      return harden(records.map(record => normalize(record, senderIdOf(record))));
+    },
+    reply: async (number, strings, edgeNames = [], petNames = []) => {
+      await E(powers).reply(number, harden([...strings]), harden([...edgeNames]), harden([...petNames]));
+    },
+    send: async (recipient, strings, edgeNames = [], petNames = [], replyTo = undefined) => {
+      const to = typeof recipient === 'string' ? path(recipient)[0] : harden(path(recipient));
+      const args = [
+        to,
+        harden([...strings]),
+        harden([...edgeNames]),
+        harden([...petNames]),
+      ] as const;
+      // February's send has no fifth argument.
+      await (replyTo === undefined || febDialect
+        ? E(powers).send(...args)
+        : E(powers).send(...args, replyTo));
+    },
+    path,
+    mailPath: (number: bigint, ...rest: string[]) => [names.mail, String(number), ...rest],
+  });
+};
+harden(makeDaemonAdapter);
