@@ -24,7 +24,8 @@ import { formatIncomingMessage } from '../daemon/message-format.js';
 import { FAE_SYSTEM_PROMPT } from './system-prompt.js';
 import { runTurn } from './turn.js';
 import { truncateMessages } from '../../providers/truncate.js';
-import { followInbox } from './inbox.js';
+import type { TurnSignals } from './inbox.js';
+import { followInbox, turnCancellation } from './inbox.js';
 import { whenCancelled } from './cancellation.js';
 import { FAE_HELP, helpFor } from './fae-help.js';
 
@@ -113,11 +114,14 @@ export const startFae = (
     }
   };
 
-  const handleMessage = async (message: InboxMessage) => {
+  const handleMessage = async (message: InboxMessage, signals: TurnSignals) => {
     const { number } = message;
     current = { number, answered: false, dismissed: false };
     const [sender, tools] = await Promise.all([describeSender(message.from), discover()]);
     logger.event('message-received', { message: number, from: sender, type: message.type });
+    // A revision before the answer stops the turn; it is redone on the final text.
+    const stop = turnCancellation(cancelled, signals, () => current.answered);
+    const mark = transcript.length;
     transcript.push(harden({ role: 'user', content: formatIncomingMessage(message, sender) }));
     // A turn cut short by cancellation is not handled: after a restart
     // the message is replayed, so it must not be dismissed.
@@ -127,14 +131,19 @@ export const startFae = (
         provider,
         discover,
         limits: config,
-        cancelled,
+        cancelled: stop.cancelled,
         makeCallId,
         logger,
         messageNumber: number,
       });
       if (outcome.kind === 'cancelled') {
         finished = false;
-        return;
+        if (stop.revised()) {
+          transcript.splice(mark);
+          logger.event('turn-abandoned', { message: number, reason: 'revised' });
+          return false;
+        }
+        return undefined;
       }
       inputTokens += outcome.usage.inputTokens;
       outputTokens += outcome.usage.outputTokens;

@@ -7,17 +7,33 @@
 //   - a message still marked not done (August partial messages, done:false)
 //     waits until a revision marks it done, and is then answered with that
 //     revision's text;
-//   - a revision of a message whose turn has started or ended starts no
-//     second turn: fae keeps its answer and tells onIgnoredEdit;
+//   - a revision that arrives while the message's turn runs is handed to
+//     that turn (`revised`): a turn that has not answered yet gives up
+//     (onMessage resolves false) and the message waits for its done
+//     revision again, which then gets a fresh turn;
+//   - a revision of a message already answered starts no second turn:
+//     fae keeps its answer and tells onIgnoredEdit;
 //   - fae's own sent copies are skipped.
 // Everything stops when the agent is cancelled.
 import { makePromiseKit } from '@endo/promise-kit';
 import type { DaemonAdapter, InboxMessage } from '../daemon/adapter.js';
 import type { Cancellation } from './cancellation.js';
+import { makeCancellation } from './cancellation.js';
+
+/** What a turn is told about its message while it runs. */
+export interface TurnSignals {
+  /** Resolves with the first revision of the message that arrives during the turn. */
+  readonly revised: Promise<InboxMessage>;
+}
 
 export interface FollowInboxOptions {
   readonly cancelled: Cancellation;
-  readonly onMessage: (message: InboxMessage) => Promise<void>;
+  /**
+   * Runs one turn. Resolving false means the turn gave up without
+   * answering because the message was revised; anything else means the
+   * message is answered (or will never be).
+   */
+  readonly onMessage: (message: InboxMessage, signals: TurnSignals) => Promise<boolean | void>;
   /** Told of each revision of a message fae has already taken up. */
   readonly onIgnoredEdit?: (message: InboxMessage) => void;
 }
@@ -42,6 +58,8 @@ export const followInbox = async (
   const taken = new Map<bigint, InboxMessage>();
   let readerEnded = false;
   let arrived = makePromiseKit<void>();
+  // The message whose turn runs, and the revisions that came meanwhile.
+  let running: { number: bigint; revised: ReturnType<typeof makePromiseKit<InboxMessage>>; latest?: InboxMessage } | undefined;
 
   const read = async () => {
     for (;;) {
@@ -54,7 +72,12 @@ export const followInbox = async (
       if (known !== undefined) {
         if (isRevision(known, message)) {
           taken.set(message.number, message);
-          onIgnoredEdit?.(message);
+          if (running?.number === message.number) {
+            running.latest = message;
+            running.revised.resolve(message);
+          } else {
+            onIgnoredEdit?.(message);
+          }
         }
         continue;
       }
@@ -78,9 +101,21 @@ export const followInbox = async (
       }
       waiting.delete(ready.number);
       taken.set(ready.number, ready);
+      const turn = { number: ready.number, revised: makePromiseKit<InboxMessage>() } as NonNullable<typeof running>;
+      running = turn;
       // eslint-disable-next-line no-await-in-loop -- one turn at a time
-      const outcome = await Promise.race([onMessage(ready), halt.promise]);
+      const outcome = await Promise.race([onMessage(ready, harden({ revised: turn.revised.promise })), halt.promise]);
+      running = undefined;
       if (outcome === STOP) return;
+      if (turn.latest !== undefined) {
+        if (outcome === false) {
+          // Given up for the revision: it waits (for done) like new mail.
+          taken.delete(ready.number);
+          waiting.set(ready.number, turn.latest);
+        } else {
+          onIgnoredEdit?.(turn.latest);
+        }
+      }
     }
   };
 
@@ -103,3 +138,26 @@ export const followInbox = async (
   }
 };
 harden(followInbox);
+
+/**
+ * The cancellation for one turn: the agent's, or a revision of the
+ * message that arrives before the turn has answered (once an answer is
+ * out, a revision no longer stops the turn). `revised()` tells which.
+ */
+export const turnCancellation = (
+  cancelled: Cancellation,
+  signals: TurnSignals,
+  hasAnswered: () => boolean,
+) => {
+  let revised = false;
+  const byRevision = signals.revised.then(async () => {
+    if (hasAnswered()) return new Promise<never>(() => {});
+    revised = true;
+    return Error('the message was revised');
+  });
+  return harden({
+    cancelled: makeCancellation(Promise.race([cancelled.promise, byRevision])),
+    revised: () => revised,
+  });
+};
+harden(turnCancellation);

@@ -1,0 +1,188 @@
+// followInbox (src/agent/inbox.ts) against a reader the test feeds by
+// hand, so the order of replays, duplicates and edits is exact: each
+// number is answered once, when done, with its latest text; a revision
+// during a turn that has not answered restarts it; a revision after the
+// answer starts nothing. The same behaviour through the local daemon's
+// August dialect is in agent-dialects.test.ts.
+import test from 'ava';
+import { makePromiseKit } from '@endo/promise-kit';
+import type { InboxMessage } from '../src/daemon/adapter.js';
+import { followInbox, turnCancellation } from '../src/agent/inbox.js';
+import type { TurnSignals } from '../src/agent/inbox.js';
+import { makeCancellation } from '../src/agent/cancellation.js';
+
+const SELF = 'self-id';
+
+/** A reader whose messages the test pushes; next() waits for the next push. */
+const makeFedReader = () => {
+  const queue: InboxMessage[] = [];
+  let waiter: ((result: IteratorResult<InboxMessage>) => void) | undefined;
+  let returned = 0;
+  const iterator: AsyncIterableIterator<InboxMessage> = {
+    next: () => {
+      const value = queue.shift();
+      if (value !== undefined) return Promise.resolve({ done: false, value });
+      return new Promise(resolve => {
+        waiter = resolve;
+      });
+    },
+    return: async () => {
+      returned += 1;
+      return { done: true, value: undefined };
+    },
+    [Symbol.asyncIterator]: () => iterator,
+  };
+  const push = (...messages: InboxMessage[]) => {
+    for (const message of messages) {
+      if (waiter) {
+        const resolve = waiter;
+        waiter = undefined;
+        resolve({ done: false, value: message });
+      } else {
+        queue.push(message);
+      }
+    }
+  };
+  const daemon = {
+    followMessages: () => iterator,
+    isOwnMessage: (message: { from: string }) => message.from === SELF,
+  };
+  return { daemon, push, returned: () => returned };
+};
+
+let clock = 0;
+const message = (number: bigint, text: string, fields: Partial<InboxMessage> = {}): InboxMessage => {
+  clock += 1;
+  return harden({
+    number,
+    type: 'package',
+    from: 'alice-id',
+    to: SELF,
+    date: new Date(clock * 1000).toISOString(),
+    messageId: `m${number}`,
+    replyTo: undefined,
+    done: true,
+    senderId: 'alice-id',
+    strings: [text],
+    names: [],
+    ids: [],
+    ...fields,
+  });
+};
+/** The same message edited: a new date, new text, maybe not done. */
+const edit = (earlier: InboxMessage, text: string, done: boolean): InboxMessage => {
+  clock += 1;
+  return harden({ ...earlier, strings: [text], done, date: new Date(clock * 1000).toISOString() });
+};
+
+const settle = () => new Promise(resolve => setTimeout(resolve, 0));
+const textOf = (m: InboxMessage) => m.strings?.[0];
+
+test('each number is answered once; duplicates and own copies start nothing', async t => {
+  const { daemon, push, returned } = makeFedReader();
+  const cancel = makePromiseKit<Error>();
+  const answered: string[] = [];
+  const ignored: string[] = [];
+  const first = message(1n, 'one');
+  const following = followInbox(daemon, {
+    cancelled: makeCancellation(cancel.promise),
+    onMessage: async m => {
+      answered.push(`${m.number} ${textOf(m)}`);
+    },
+    onIgnoredEdit: m => ignored.push(String(m.number)),
+  });
+  // A replay, the live copy of the same message, and fae's own reply.
+  push(message(0n, 'ready', { from: SELF }), first, message(2n, 'two'), first, message(3n, 'mine', { from: SELF }));
+  await settle();
+  push(first);
+  await settle();
+  t.deepEqual(answered, ['1 one', '2 two']);
+  // The same revision again is no edit.
+  t.deepEqual(ignored, []);
+  cancel.resolve(Error('cancelled'));
+  await following;
+  t.is(returned(), 1);
+});
+
+test('a message not done waits, and is answered once with the text that is done', async t => {
+  const { daemon, push } = makeFedReader();
+  const cancel = makePromiseKit<Error>();
+  const answered: string[] = [];
+  const following = followInbox(daemon, {
+    cancelled: makeCancellation(cancel.promise),
+    onMessage: async m => {
+      answered.push(String(textOf(m)));
+    },
+  });
+  const placeholder = message(1n, '…', { done: false });
+  push(placeholder);
+  await settle();
+  t.deepEqual(answered, []);
+  push(edit(placeholder, 'Hello, wor', false));
+  await settle();
+  t.deepEqual(answered, []);
+  push(edit(placeholder, 'Hello, world', true));
+  await settle();
+  t.deepEqual(answered, ['Hello, world']);
+  cancel.resolve(Error('cancelled'));
+  await following;
+});
+
+test('a revision during an unanswered turn restarts it on the final text; one after the answer is ignored', async t => {
+  const { daemon, push } = makeFedReader();
+  const cancel = makePromiseKit<Error>();
+  const turns: string[] = [];
+  const ignored: string[] = [];
+  const turnStarted = [makePromiseKit<void>(), makePromiseKit<void>()];
+  const following = followInbox(daemon, {
+    cancelled: makeCancellation(cancel.promise),
+    onMessage: async (m, signals) => {
+      turns.push(String(textOf(m)));
+      turnStarted[turns.length - 1]?.resolve();
+      if (turns.length === 1) {
+        // The first turn has not answered when the revision comes: it gives up.
+        await signals.revised;
+        return false;
+      }
+      return true;
+    },
+    onIgnoredEdit: m => ignored.push(String(textOf(m))),
+  });
+  // The placeholder looks finished on first delivery (done is true).
+  const placeholder = message(1n, '…');
+  push(placeholder);
+  await turnStarted[0].promise;
+  push(edit(placeholder, 'Hello, wor', false));
+  await settle();
+  t.deepEqual(turns, ['…']);
+  const final = edit(placeholder, 'Hello, world', true);
+  push(final);
+  await turnStarted[1].promise;
+  t.deepEqual(turns, ['…', 'Hello, world']);
+  // Answered now: a later edit starts no turn, and is reported.
+  push(edit(final, 'Hello, world!', true));
+  await settle();
+  t.deepEqual(turns, ['…', 'Hello, world']);
+  t.deepEqual(ignored, ['Hello, world!']);
+  cancel.resolve(Error('cancelled'));
+  await following;
+});
+
+test('a turn cancellation follows a revision only until the turn has answered', async t => {
+  const never = new Promise<Error>(() => {});
+  const revisedEarly = makePromiseKit<InboxMessage>();
+  const early = turnCancellation(makeCancellation(never), { revised: revisedEarly.promise } as TurnSignals, () => false);
+  revisedEarly.resolve(message(1n, 'x'));
+  t.regex((await early.cancelled.promise).message, /revised/);
+  t.true(early.revised());
+
+  const revisedLate = makePromiseKit<InboxMessage>();
+  const cancel = makePromiseKit<Error>();
+  const late = turnCancellation(makeCancellation(cancel.promise), { revised: revisedLate.promise } as TurnSignals, () => true);
+  revisedLate.resolve(message(1n, 'x'));
+  await settle();
+  t.false(late.cancelled.isCancelled());
+  cancel.resolve(Error('stopped'));
+  t.is((await late.cancelled.promise).message, 'stopped');
+  t.false(late.revised());
+});
