@@ -7,7 +7,8 @@
 // follows the host's inbox and hands every message from fae to the screen.
 import { E } from '@endo/far';
 import { makeLocalDaemon } from '../local-daemon/index.js';
-import { makeRefIterator } from '../daemon/ref-iterator.js';
+import { makeDaemonAdapter } from '../daemon/adapter.js';
+import { formulaIdOf } from '../daemon/dialect.js';
 import { messageText } from '../daemon/message-format.js';
 import type { MessageRecord } from '../daemon/endo-types.js';
 import {
@@ -78,15 +79,19 @@ export const startChatSession = async ({
   // would make it anew.
   let controller: Far | undefined = await E(host).lookup(FAE_CONTROLLER_NAME);
 
-  const [selfId, faeId] = (await Promise.all([
-    E(host).identify('SELF'),
+  // The host's own adapter: the daemon's generation stays behind it.
+  const [hostDaemon, faeId] = (await Promise.all([
+    makeDaemonAdapter(host),
     E(host).identify(FAE_GUEST_NAME),
-  ])) as [string, string];
+  ])) as [Awaited<ReturnType<typeof makeDaemonAdapter>>, string];
+  const { selfId } = hostDaemon;
 
-  const nameOf = async (id: string): Promise<string> => {
+  /** A name for the party a message's from or to names (raw id or locator). */
+  const nameOf = async (idOrLocator: string): Promise<string> => {
+    const id = formulaIdOf(idOrLocator) ?? idOrLocator;
     if (id === selfId) return 'you';
     if (id === faeId) return FAE_GUEST_NAME;
-    const names = (await E(host).reverseIdentify(id).catch(() => [])) as string[];
+    const names = await hostDaemon.senderNames(idOrLocator).catch(() => []);
     return names[0] ?? 'someone';
   };
 
@@ -98,13 +103,13 @@ export const startChatSession = async ({
   const follow = async () => {
     // The replay and the live feed may both deliver a message.
     const seen = new Set<bigint>();
-    const inbox = makeRefIterator<MessageRecord>(E(host).followMessages());
+    const inbox = hostDaemon.followMessages();
     // One at a time: messages are printed in the order they arrived.
     for await (const record of inbox) {
       if (seen.has(record.number)) continue;
       seen.add(record.number);
-      if (record.from === selfId) {
-        if (record.to === faeId && record.messageId !== undefined) pending.ownCopy(record.messageId);
+      if (hostDaemon.isOwnMessage(record)) {
+        if (formulaIdOf(record.to) === faeId && record.messageId !== undefined) pending.ownCopy(record.messageId);
         continue;
       }
       const answersUser = pending.incoming(record.replyTo);
