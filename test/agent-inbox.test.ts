@@ -83,6 +83,7 @@ test('each number is answered once; duplicates and own copies start nothing', as
   const cancel = makePromiseKit<Error>();
   const answered: string[] = [];
   const ignored: string[] = [];
+  const ownCopies: bigint[] = [];
   const first = message(1n, 'one');
   const following = followInbox(daemon, {
     cancelled: makeCancellation(cancel.promise),
@@ -90,13 +91,15 @@ test('each number is answered once; duplicates and own copies start nothing', as
       answered.push(`${m.number} ${textOf(m)}`);
     },
     onIgnoredEdit: m => ignored.push(String(m.number)),
+    onOwnMessage: m => ownCopies.push(m.number),
   });
   // A replay, the live copy of the same message, and fae's own reply.
   push(message(0n, 'ready', { from: SELF }), first, message(2n, 'two'), first, message(3n, 'mine', { from: SELF }));
   await settle();
-  push(first);
+  push(first, message(3n, 'mine', { from: SELF }));
   await settle();
   t.deepEqual(answered, ['1 one', '2 two']);
+  t.deepEqual(ownCopies, [0n, 3n]);
   // The same revision again is no edit.
   t.deepEqual(ignored, []);
   cancel.resolve(Error('cancelled'));

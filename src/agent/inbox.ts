@@ -34,6 +34,8 @@ export interface FollowInboxOptions {
    * message is answered (or will never be).
    */
   readonly onMessage: (message: InboxMessage, signals: TurnSignals) => Promise<boolean | void>;
+  /** Told of fae's own sent copies (once per number), which start no turn. */
+  readonly onOwnMessage?: (message: InboxMessage) => void;
   /** Told of each revision of a message fae has already taken up. */
   readonly onIgnoredEdit?: (message: InboxMessage) => void;
 }
@@ -46,7 +48,7 @@ const isRevision = (earlier: InboxMessage, later: InboxMessage) =>
 
 export const followInbox = async (
   daemon: Pick<DaemonAdapter, 'followMessages' | 'isOwnMessage'>,
-  { cancelled, onMessage, onIgnoredEdit }: FollowInboxOptions,
+  { cancelled, onMessage, onOwnMessage, onIgnoredEdit }: FollowInboxOptions,
 ) => {
   // Settles when fae is cancelled, or when either loop below ends or fails.
   const halt = makePromiseKit<typeof STOP>();
@@ -56,6 +58,7 @@ export const followInbox = async (
   const waiting = new Map<bigint, InboxMessage>();
   // Taken up (turn started or over): the last revision seen per number.
   const taken = new Map<bigint, InboxMessage>();
+  const own = new Set<bigint>();
   let readerEnded = false;
   let arrived = makePromiseKit<void>();
   // The message whose turn runs, and the revisions that came meanwhile.
@@ -67,7 +70,13 @@ export const followInbox = async (
       const next = await Promise.race([reader.next(), halt.promise]);
       if (next === STOP || next.done) break;
       const message = next.value;
-      if (daemon.isOwnMessage(message)) continue;
+      if (daemon.isOwnMessage(message)) {
+        if (!own.has(message.number)) {
+          own.add(message.number);
+          onOwnMessage?.(message);
+        }
+        continue;
+      }
       const known = taken.get(message.number);
       if (known !== undefined) {
         if (isRevision(known, message)) {
