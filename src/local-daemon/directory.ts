@@ -7,14 +7,13 @@ import { q } from '@endo/errors';
 import type { Hub, Kernel } from './kernel.js';
 import { assertValidId } from './ids.js';
 import { formatLocator, idFromLocator } from './locators.js';
-import { namePathFrom, petNamePathFrom } from './names.js';
 import type { FollowOut } from './far-follower.js';
 import { locatorNameChangesSource, nameChangesSource, type NameFeed } from './name-changes.js';
 
 type NameOrPath = string | readonly string[];
 
 /** Adapts a value that is not one of ours to the hub protocol. */
-const makeRemoteHub = (value: unknown): Hub => {
+const makeRemoteHub = (value: unknown, bindMethod: 'write' | 'storeIdentifier'): Hub => {
   // `any`: the value is a remote reference of unknown shape.
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   const target = value as any;
@@ -24,7 +23,7 @@ const makeRemoteHub = (value: unknown): Hub => {
     lookup: (name: string) => E(target).lookup(name),
     list: () => E(target).list() as Promise<string[]>,
     reverseIdentify: (id: string) => E(target).reverseIdentify(id) as Promise<string[]>,
-    write: (name: string, id: string) => E(target).write(name, id) as Promise<void>,
+    write: (name: string, id: string) => E(target)[bindMethod](name, id) as Promise<void>,
     remove: (name: string) => E(target).remove(name) as Promise<void>,
     rename: (from: string, to: string) => E(target).move([from], [to]) as Promise<void>,
   });
@@ -59,7 +58,9 @@ export const makeDirectoryOps = (
   formulateDirectory: () => string,
   follow: FollowOut,
 ): DirectoryOps => {
-  const hubFor = (value: unknown): Hub => kernel.hubOf(value) ?? makeRemoteHub(value);
+  const { namePathFrom, petNamePathFrom } = kernel.rules;
+  const bindMethod = kernel.dialect === 'feb' ? 'write' : 'storeIdentifier';
+  const hubFor = (value: unknown): Hub => kernel.hubOf(value) ?? makeRemoteHub(value, bindMethod);
 
   const lookupPath = async (path: readonly string[]): Promise<unknown> => {
     let value: unknown = await root.lookup(path[0]);
@@ -99,7 +100,7 @@ export const makeDirectoryOps = (
   };
 
   const reverseIdentify = async (id: string) => {
-    assertValidId(id);
+    assertValidId(kernel.dialect, id);
     return harden([...(await root.reverseIdentify(id))]);
   };
 
@@ -138,7 +139,7 @@ export const makeDirectoryOps = (
     },
     write: async (nameOrPath: NameOrPath, id: string) => {
       const path = petNamePathFrom(nameOrPath);
-      assertValidId(id, path[path.length - 1]);
+      assertValidId(kernel.dialect, id, path[path.length - 1]);
       await writePath(path, id);
     },
     remove: async (...path: string[]) => {

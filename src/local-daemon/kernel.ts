@@ -3,6 +3,7 @@
 // their ids and to their name hubs. Everything else is built on it.
 import { q } from '@endo/errors';
 import { makeRandomHex } from './ids.js';
+import { nameRulesFor, type NameRules } from './names.js';
 import type { PetStore } from './pet-store.js';
 import type { Mailbox } from './mailbox-state.js';
 import type { NameFeed } from './name-changes.js';
@@ -64,6 +65,10 @@ export interface Kernel {
   /** The guest API generation this daemon speaks. */
   readonly dialect: Dialect;
   readonly nodeNumber: string;
+  /** The dialect's name syntax. */
+  readonly rules: NameRules;
+  /** A fresh message id of the dialect's length. */
+  mintMessageId(): string;
   readonly formulas: Map<string, Formula>;
   mintId(): string;
   formulate(formula: Formula): string;
@@ -81,14 +86,14 @@ export interface Kernel {
 }
 
 export const makeKernel = (dialect: Dialect = 'feb'): Kernel => {
-  const nodeNumber = makeRandomHex();
+  const nodeNumber = makeRandomHex(dialect);
   const formulas = new Map<string, Formula>();
   const values = new Map<string, unknown>();
   const hubs = new WeakMap<object, Hub>();
   const valueIds = new WeakMap<object, string>();
   let maker: Maker | undefined;
 
-  const mintId = () => `${makeRandomHex()}:${nodeNumber}`;
+  const mintId = () => `${makeRandomHex(dialect)}:${nodeNumber}`;
   const register = (id: string, formula: Formula) => {
     formulas.set(id, formula);
   };
@@ -108,6 +113,8 @@ export const makeKernel = (dialect: Dialect = 'feb'): Kernel => {
   return harden({
     dialect,
     nodeNumber,
+    rules: nameRulesFor(dialect),
+    mintMessageId: () => makeRandomHex(dialect),
     formulas,
     mintId,
     formulate: (formula: Formula) => {
