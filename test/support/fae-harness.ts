@@ -4,8 +4,10 @@
 // its log lines. Used by the agent's scenario tests.
 import { E } from '@endo/far';
 import type { Provider } from '../../providers/types.js';
+import type { Dialect } from '../../src/daemon/dialect.js';
 import { startFae, READY_TEXT } from '../../src/agent/fae.js';
-import { makeLocalDaemon, nextMessage, fromSelf } from './daemon.js';
+import { makeLocalDaemon, nextMessage } from './daemon.js';
+import { makeDaemonAdapter } from '../../src/daemon/adapter.js';
 import type { LocalDaemon, MessageRecord } from './daemon.js';
 
 // `any`: the daemon's objects are remote references.
@@ -20,6 +22,8 @@ export interface FaeHarnessOptions {
   /** Called with the host before fae is provisioned. */
   readonly prepare?: (host: Far, daemon: LocalDaemon) => Promise<void>;
   readonly latencyMs?: number;
+  /** The daemon generation; the test run's default otherwise. */
+  readonly dialect?: Dialect;
 }
 
 export const startFaeInDaemon = async ({
@@ -28,8 +32,12 @@ export const startFaeInDaemon = async ({
   introducedNames = {},
   prepare,
   latencyMs,
+  dialect,
 }: FaeHarnessOptions) => {
-  const daemon = makeLocalDaemon(latencyMs === undefined ? {} : { latencyMs });
+  const daemon = makeLocalDaemon({
+    ...(latencyMs === undefined ? {} : { latencyMs }),
+    ...(dialect === undefined ? {} : { dialect }),
+  });
   const host: Far = await daemon.host;
   await prepare?.(host, daemon);
   await E(host).provideGuest('fae', { introducedNames, agentName: 'profile-for-fae' });
@@ -43,18 +51,21 @@ export const startFaeInDaemon = async ({
       }),
     { powersName: 'profile-for-fae', resultName: 'controller-for-fae', env },
   );
-  const fae: Far = await E(host).lookup('profile-for-fae');
+  const [fae, hostDaemon]: [Far, Awaited<ReturnType<typeof makeDaemonAdapter>>] = await Promise.all([
+    E(host).lookup('profile-for-fae'),
+    // Tells the host's own copies apart whatever the daemon's generation.
+    makeDaemonAdapter(host),
+  ]);
   let lastSeen = -1n;
   /** The next message fae sends the host after the last one returned. */
   const nextFromFae = async (timeoutMs = 5000): Promise<MessageRecord> => {
-    const notFromHost = fromSelf(host);
     const message = await nextMessage(
       host,
-      async record => record.number > lastSeen && (await notFromHost(record)),
+      record => record.number > lastSeen && !hostDaemon.isOwnMessage(record),
       timeoutMs,
     );
     lastSeen = message.number;
     return message;
   };
-  return { daemon, host, fae, controller, logs, nextFromFae, READY_TEXT };
+  return { daemon, host, fae, controller, logs, nextFromFae, READY_TEXT, names: hostDaemon.names };
 };
