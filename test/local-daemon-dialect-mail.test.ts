@@ -8,7 +8,7 @@ import { makeLocalDaemon, type MessageRecord } from './support/daemon.js';
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Far = any;
 
-const DIALECTS = ['may'] as const;
+const DIALECTS = ['may', 'aug'] as const;
 
 const setup = async (dialect: (typeof DIALECTS)[number]) => {
   const daemon = makeLocalDaemon({ dialect });

@@ -41,8 +41,21 @@ test('may: specials per head, listed first and sorted; the old names are ordinar
   await daemon.stop();
 });
 
+test('aug: @planes for guests; hosts drop @info and add @registry and @planes', async t => {
+  const { daemon, host, guest } = await setup('aug');
+  t.deepEqual(await E(guest).list(), ['@agent', '@host', '@mail', '@nets', '@planes', '@self']);
+  t.deepEqual((await E(host).list()).slice(0, 12), [
+    '@agent', '@endo', '@host', '@mail', '@main', '@nets', '@node', '@none', '@pins', '@planes',
+    '@registry', '@self',
+  ]);
+  await t.throwsAsync(E(guest).identify('@foo'), {
+    message: 'Invalid pet name "@foo" and not one of @agent, @self, @host, @mail, @nets, @planes',
+  });
+  await daemon.stop();
+});
+
 test('ids are 64 hex; locators in each head syntax; reverseIdentify refuses locators', async t => {
-  for (const dialect of ['may'] as const) {
+  for (const dialect of ['may', 'aug'] as const) {
     const { daemon, host, guest } = await setup(dialect);
     const self = await E(guest).identify('@self');
     t.regex(self, ID64);
@@ -102,7 +115,7 @@ test('no write: storeIdentifier, storeLocator, maybeLookup and listLocators inst
 });
 
 test('provideGuest introduces @agent; makeUnconfined powers names and the @node worker', async t => {
-  for (const dialect of ['may'] as const) {
+  for (const dialect of ['may', 'aug'] as const) {
     const daemon = makeLocalDaemon({ dialect });
     const host: Far = await daemon.host;
     const guest: Far = await E(host).provideGuest('helper', {

@@ -81,7 +81,7 @@ export const makeLocalDaemon = (options: LocalDaemonOptions = {}): LocalDaemon =
     return () => {
       followers.delete(control);
     };
-  });
+  }, dialect);
   const powers: AgentPowers = harden({
     kernel,
     instrument,

@@ -55,7 +55,7 @@ export const makeFormulator = (kernel: Kernel): Formulator => {
       hostHandle: ownHostHandle,
       store: makePetStore(noChange),
       specials: harden(makeSpecials({ agentId, handleId, hostHandle: ownHostHandle, mailHubId })),
-      mailbox: makeMailbox(noChange),
+      mailbox: makeMailbox(noChange, kernel.dialect === 'feb'),
     };
     kernel.register(agentId, formula);
     return harden({ agentId, handleId });

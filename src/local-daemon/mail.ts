@@ -7,6 +7,7 @@ import type { DirectoryOps } from './directory.js';
 import type { Mailbox, MessageRecord, WireMessage } from './mailbox-state.js';
 import type { FollowOut } from './far-follower.js';
 import { makeExternalize, mapIterator } from './message-out.js';
+import { makeEditOps } from './mail-edit.js';
 
 type NameOrPath = string | readonly string[];
 
@@ -111,6 +112,7 @@ export const makeMailOps = (
   };
 
   return harden({
+    ...(kernel.dialect === 'aug' ? makeEditOps(kernel, agent, names, externalize) : {}),
     listMessages: async () => harden(mailbox.list().map(externalize)),
     followMessages: async () =>
       post.follow(
