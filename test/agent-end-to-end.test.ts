@@ -3,7 +3,7 @@
 // HTTP through the official SDK.
 import test from 'ava';
 import { E } from '@endo/far';
-import { makeLocalDaemon, messageText, nextMessage, fromSelf } from './support/daemon.js';
+import { makeLocalDaemon, messageText, nextMessage, fromSelf, specialNames } from './support/daemon.js';
 import { startLlmServer } from './support/llm-server.js';
 import { makeShippedTool } from './support/tool-caplets.js';
 import type { Far } from './support/fae-harness.js';
@@ -22,7 +22,7 @@ test('dist/agent.js runs in the daemon against an OpenAI-compatible server', asy
   const host: Far = await daemon.host;
   await E(host).provideGuest('fae', { introducedNames: {}, agentName: 'profile-for-fae' });
   const { LAL_HOST } = server.env();
-  await E(host).makeUnconfined('MAIN', agentUrl, {
+  await E(host).makeUnconfined(specialNames.main, agentUrl, {
     powersName: 'profile-for-fae',
     resultName: 'controller-for-fae',
     env: { LAL_HOST, LAL_MODEL: 'test-model' },
@@ -37,7 +37,7 @@ test('dist/agent.js runs in the daemon against an OpenAI-compatible server', asy
 
   const [first, second, third] = server.chatRequests;
   t.is(first.body.model, 'test-model');
-  t.is(first.body.messages.at(-1).content, 'Message #1 from HOST: Please greet Ada with @greeter');
+  t.is(first.body.messages.at(-1).content, `Message #1 from ${specialNames.host}: Please greet Ada with @greeter`);
   t.false(first.body.tools.some((tool: { function: { name: string } }) => tool.function.name === 'greet'));
   t.true(second.body.tools.some((tool: { function: { name: string } }) => tool.function.name === 'greet'));
   t.deepEqual(third.body.messages.at(-1), {
@@ -58,7 +58,7 @@ test('a bad configuration makes the caplet fail with a clear error', async t => 
   const host: Far = await daemon.host;
   await E(host).provideGuest('fae', { introducedNames: {}, agentName: 'profile-for-fae' });
   await t.throwsAsync(
-    E(host).makeUnconfined('MAIN', agentUrl, {
+    E(host).makeUnconfined(specialNames.main, agentUrl, {
       powersName: 'profile-for-fae',
       resultName: 'controller-for-fae',
       env: { LAL_HOST: 'http://127.0.0.1:1/v1', FAE_MAX_ITERATIONS: 'lots' },

@@ -5,8 +5,10 @@ import { E } from '@endo/far';
 import { startFaeInDaemon } from './support/fae-harness.js';
 import type { Far } from './support/fae-harness.js';
 import { makeScriptedProvider } from './support/scripted-provider.js';
-import { messageText, nextMessage, fromSelf } from './support/daemon.js';
+import { messageText, nextMessage, fromSelf, specialNames } from './support/daemon.js';
 import { makeShippedTool } from './support/tool-caplets.js';
+
+const HOST = specialNames.host;
 
 const delay = (ms: number) => new Promise(resolve => setTimeout(resolve, ms));
 
@@ -23,13 +25,13 @@ test('own messages are skipped and two messages are answered in order', async t 
   await nextFromFae();
   await E(host).send('fae', ['first'], [], []);
   await E(host).send('fae', ['second'], [], []);
-  t.is(messageText(await nextFromFae()), 'echo Message #1 from HOST: first');
-  t.is(messageText(await nextFromFae()), 'echo Message #2 from HOST: second');
+  t.is(messageText(await nextFromFae()), `echo Message #1 from ${HOST}: first`);
+  t.is(messageText(await nextFromFae()), `echo Message #2 from ${HOST}: second`);
   // Neither the ready message nor fae's own replies reached the model.
   t.is(llm.requests.length, 2);
   t.deepEqual(
     llm.requests[1].messages.filter(m => m.role === 'user').map(m => m.content),
-    ['Message #1 from HOST: first', 'Message #2 from HOST: second'],
+    [`Message #1 from ${HOST}: first`, `Message #2 from ${HOST}: second`],
   );
   await daemon.stop();
 });
@@ -214,6 +216,6 @@ test('fae forgets the oldest turns past FAE_MAX_TRANSCRIPT, keeping its instruct
   }
   const last = llm.requests[2].messages;
   t.is(last[0].role, 'system');
-  t.deepEqual(last.slice(1).map(m => m.content), ['Message #3 from HOST: two', 'seen 4', 'Message #5 from HOST: three']);
+  t.deepEqual(last.slice(1).map(m => m.content), [`Message #3 from ${HOST}: two`, 'seen 4', `Message #5 from ${HOST}: three`]);
   await daemon.stop();
 });

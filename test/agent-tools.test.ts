@@ -2,10 +2,10 @@
 // failures of every kind, timeouts and concurrency.
 import test from 'ava';
 import { E, Far } from '@endo/far';
-import { startFaeInDaemon } from './support/fae-harness.js';
+import { GUEST_SPECIAL_NAMES, startFaeInDaemon } from './support/fae-harness.js';
 import { makeScriptedProvider } from './support/scripted-provider.js';
 import type { RecordedRequest } from './support/scripted-provider.js';
-import { messageText } from './support/daemon.js';
+import { dialect, messageText, specialNames } from './support/daemon.js';
 import type { LocalDaemon } from './support/daemon.js';
 import {
   makeFailingTool,
@@ -49,7 +49,7 @@ test('a mailed tool is adopted and used in the same turn, by its schema name', a
   t.deepEqual(await E(fae).list('tools'), ['greet-tool']);
   t.false(llm.requests[0].toolNames.includes('greet'));
   t.true(llm.requests[1].toolNames.includes('greet'));
-  t.is(llm.requests[0].messages.at(-1)?.content, 'Message #1 from HOST: Here is @greeter for you; greet Ada in French.');
+  t.is(llm.requests[0].messages.at(-1)?.content, `Message #1 from ${specialNames.host}: Here is @greeter for you; greet Ada in French.`);
   await daemon.stop();
 });
 
@@ -66,7 +66,7 @@ test('introduced tools are moved into tools/ and offered under their schema name
   });
   await nextFromFae();
   t.deepEqual(await E(fae).list('tools'), ['greet-tool', 'timestamp-tool']);
-  t.deepEqual(await E(fae).list(), ['AGENT', 'HOST', 'MAIL', 'SELF', 'note', 'tools']);
+  t.deepEqual(await E(fae).list(), [...GUEST_SPECIAL_NAMES[dialect], 'note', 'tools']);
   await E(host).send('fae', ['hi'], [], []);
   await nextFromFae();
   t.deepEqual(llm.requests[0].toolNames.slice(-2), ['greet', 'timestamp']);

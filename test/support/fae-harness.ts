@@ -14,6 +14,16 @@ import type { LocalDaemon, MessageRecord } from './daemon.js';
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type Far = any;
 
+/**
+ * The special names a fresh guest lists, by dialect
+ * (../shared/spec/endo-guest-api.md §1.3, endo-guest-api-next.md §1).
+ */
+export const GUEST_SPECIAL_NAMES: Readonly<Record<Dialect, readonly string[]>> = harden({
+  feb: ['AGENT', 'HOST', 'MAIL', 'SELF'],
+  may: ['@agent', '@host', '@mail', '@nets', '@self'],
+  aug: ['@agent', '@host', '@mail', '@nets', '@planes', '@self'],
+});
+
 export interface FaeHarnessOptions {
   readonly provider: Provider;
   readonly env?: Record<string, string>;
