@@ -8,6 +8,7 @@ import { E, Far } from '@endo/far';
 import { makePromiseKit } from '@endo/promise-kit';
 import { followReaderKind, makeFollowReader } from '../src/daemon/follow-reader.js';
 import { makeLocalDaemon } from './support/daemon.js';
+import { specialNames } from '../src/daemon/dialect.js';
 
 // `any`: daemon objects are remote presences.
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -171,17 +172,29 @@ test('a reference that is neither reader is refused, naming its methods', async 
   });
 });
 
-test('a far iterator from the daemon is read with next() and closed without waiting', async t => {
-  const daemon = makeLocalDaemon();
-  t.teardown(() => daemon.stop());
-  const host: Far = await daemon.host;
-  await E(host).send('SELF', ['note'], [], []);
-  const ref = E(host).followMessages();
-  t.is(await followReaderKind(ref), 'ref-iterator');
-  const iterator = makeFollowReader<{ number: bigint }>(ref);
-  t.is((await iterator.next()).value.number, 0n);
-  // Nothing more is in the inbox: this read waits for mail that never comes.
-  const pending = iterator.next();
-  t.deepEqual(await iterator.return?.('bye'), { done: true, value: 'bye' });
-  t.deepEqual(await pending, { done: true, value: undefined });
-});
+const kinds = { feb: 'ref-iterator', may: 'ref-iterator', aug: 'exo-stream' } as const;
+for (const dialect of ['feb', 'may', 'aug'] as const) {
+  test(`${dialect}: the daemon's followMessages is read as ${kinds[dialect]}, and closed without waiting`, async t => {
+    const daemon = makeLocalDaemon({ dialect });
+    t.teardown(() => daemon.stop());
+    const host: Far = await daemon.host;
+    await E(host).send(specialNames(dialect).self, ['note'], [], []);
+    const ref = E(host).followMessages();
+    t.is(await followReaderKind(ref), kinds[dialect]);
+    const iterator = makeFollowReader<{ number: bigint; strings: string[] }>(ref);
+    const first = await iterator.next();
+    t.deepEqual([first.value.number, first.value.strings], [0n, ['note']]);
+    t.is(daemon.openFollowers(), 1);
+    // Nothing more is in the inbox: this read waits for mail that never comes.
+    const pending = iterator.next();
+    t.deepEqual(await iterator.return?.('bye'), { done: true, value: 'bye' });
+    t.deepEqual(await pending, { done: true, value: undefined });
+    // The daemon ends its side once the next message arrives (addendum 2).
+    await E(host).send(specialNames(dialect).self, ['wake'], [], []);
+    // A few daemon round trips let it get there; no clock involved.
+    for (let trip = 0; trip < 20 && daemon.openFollowers() > 0; trip += 1) {
+      await E(host).list();
+    }
+    t.is(daemon.openFollowers(), 0);
+  });
+}

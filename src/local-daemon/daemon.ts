@@ -203,6 +203,7 @@ export const makeLocalDaemon = (options: LocalDaemonOptions = {}): LocalDaemon =
       await killWorkers(Error('Daemon stopped'));
       client.abort(Error('Daemon stopped'));
     },
+    openFollowers: () => followers.size,
     callCounts: instrumentation.callCounts,
     resetCallCounts: instrumentation.resetCallCounts,
     setLatency: instrumentation.setLatency,

@@ -63,6 +63,12 @@ export interface LocalDaemon {
   restart(): Promise<void>;
   /** Cancels every caplet (as a daemon stop does) and ends all iterators. */
   stop(): Promise<void>;
+  /**
+   * How many follow* readers are still live on the daemon side (not yet
+   * ended by return, a close syn, or the daemon): tests check that a
+   * reader was let go whatever its shape.
+   */
+  openFollowers(): number;
   /** Method call counters, for benchmarks and round-trip assertions. */
   callCounts(): CallCounts;
   resetCallCounts(): void;
