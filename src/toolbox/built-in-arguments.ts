@@ -34,3 +34,23 @@ export const readNamePath = (args: Args, key: string): readonly string[] => {
   throw Error(`${key} must be a pet name such as "notes" or a path such as "tools/greet", not ${q(value)}`);
 };
 harden(readNamePath);
+
+/** An optional yes/no argument: absent (or null) is false. */
+export const readFlag = (args: Args, key: string): boolean => {
+  const value = args[key] ?? false;
+  if (typeof value !== 'boolean') {
+    throw Error(`${key} must be true or false, not ${q(value)}`);
+  }
+  return value;
+};
+harden(readFlag);
+
+/** An optional text argument: absent, null or "" is undefined. */
+export const readOptionalString = (args: Args, key: string): string | undefined => {
+  const value = args[key] ?? '';
+  if (typeof value !== 'string') {
+    throw Error(`${key} must be a string, not ${q(value)}`);
+  }
+  return value === '' ? undefined : value;
+};
+harden(readOptionalString);
