@@ -107,11 +107,14 @@ interface Target {
   readonly replacement: string;
 }
 
+const editNumber = (problem: string) => Number(/^edit (\d+)/.exec(problem)?.[1]);
+const byEditNumber = (a: string, b: string) => editNumber(a) - editNumber(b);
+
 const fail = (problems: readonly string[], total: number): never => {
   if (problems.length === 1) {
     throw Error(`${problems[0]}. Nothing was written.`);
   }
-  const failing = new Set(problems.map(problem => /^edit (\d+)/.exec(problem)?.[1])).size;
+  const failing = new Set(problems.map(editNumber)).size;
   throw Error(
     `${failing} of ${total} edits cannot be applied, so nothing was written:\n${problems.map(problem => `- ${problem}`).join('\n')}`,
   );
@@ -168,7 +171,6 @@ export const applyEdits = (
     const start = view.indexOf(needle);
     targets.push({ number, start, end: start + needle.length, replacement });
   });
-  if (problems.length > 0) fail(problems, edits.length);
 
   const sorted = [...targets].sort((a, b) => a.start - b.start || a.number - b.number);
   let reach: Target | undefined;
@@ -179,7 +181,8 @@ export const applyEdits = (
     }
     if (reach === undefined || target.end > reach.end) reach = target;
   }
-  if (problems.length > 0) fail(problems, edits.length);
+  // Every problem at once, in edit order, so one corrected call can succeed.
+  if (problems.length > 0) fail(problems.sort(byEditNumber), edits.length);
 
   let after = '';
   let written = '';
