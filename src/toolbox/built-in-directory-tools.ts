@@ -60,7 +60,7 @@ export const makeDirectoryTools = (
     defineBuiltIn({
       name: 'move',
       description:
-        'Rename something in your directory, or move it into a directory ("notes" to "archive/notes"). Refuses a name that is already taken unless replace is true.',
+        'Rename something, or move it into a directory ("notes" to "archive/notes"). Refuses a taken name unless replace is true.',
       parameters: {
         from: { type: 'string', description: 'Its current name or path.' },
         to: { type: 'string', description: 'Its new name or path.' },
@@ -72,7 +72,7 @@ export const makeDirectoryTools = (
     defineBuiltIn({
       name: 'copy',
       description:
-        'Give something a second name: both names then refer to the same capability or value. from can also be a path into your mail directory (see list). Refuses a name that is already taken unless replace is true.',
+        'Give something a second name; both then refer to the same thing. from may be a path into your mail directory. Refuses a taken name unless replace is true.',
       parameters: {
         from: { type: 'string', description: 'The existing name or path.' },
         to: { type: 'string', description: 'The new name or path.' },
@@ -84,7 +84,7 @@ export const makeDirectoryTools = (
     defineBuiltIn({
       name: 'makeDirectory',
       description:
-        'Make a new, empty directory under a pet name, to keep things in (refer to them as "dir/name"). Refuses an existing name unless replace is true, which replaces it with an empty directory.',
+        'Make a new, empty directory under a pet name. Refuses an existing name unless replace is true (which empties it).',
       parameters: { petName: PET_NAME_PATH, replace: REPLACE },
       required: ['petName'],
       execute: async args => {
@@ -98,7 +98,7 @@ export const makeDirectoryTools = (
     defineBuiltIn({
       name: 'identify',
       description:
-        'Get the identifier (and locator) of what a name refers to. Two names refer to the same thing exactly when their identifiers are equal.',
+        'Get the identifier (and locator) of what a name refers to; two names refer to the same thing when their identifiers are equal.',
       parameters: { petName: PET_NAME_PATH },
       required: ['petName'],
       execute: async args => {

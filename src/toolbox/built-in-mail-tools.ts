@@ -54,7 +54,7 @@ export const makeMailTools = (
     defineBuiltIn({
       name: 'adopt',
       description:
-        'Keep a capability or value attached to a message (shown as @name in its text) under a pet name in your directory. For a tool you want to use, adoptTool is simpler. Refuses a taken name unless replace is true.',
+        'Keep an attachment of a message (@name in its text) under a pet name; for tools, prefer adoptTool. Refuses a taken name unless replace is true.',
       parameters: {
         messageNumber: MESSAGE_NUMBER,
         edgeName: { type: 'string', description: 'The attachment\'s name in the message, without "@".' },

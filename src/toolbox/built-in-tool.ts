@@ -72,5 +72,5 @@ export const PET_NAME_PATH: JsonSchema = harden({
 
 export const REPLACE: JsonSchema = harden({
   type: 'boolean',
-  description: 'true to replace what an existing name holds; by default an existing name is refused.',
+  description: 'true to replace what an existing name holds (refused by default).',
 });
