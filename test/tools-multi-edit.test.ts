@@ -12,6 +12,7 @@ import { E } from '@endo/far';
 import { makeLocalDaemon } from './support/daemon.js';
 import { toolUrl } from './support/tool-caplets.js';
 import { detectDialect, specialNames } from '../src/daemon/dialect.js';
+import { replaceFileAtomically } from '../src/tool-kit/atomic-write.js';
 
 /**
  * tmp/app          the root (FAE_CWD), with the given files
@@ -189,4 +190,23 @@ test('edit refuses every way out of the root that the other filesystem tools ref
   t.is(fs.readFileSync(path.join(tmp, 'outside', 'x.txt'), 'utf8'), 'outside\n');
   t.deepEqual(fs.readdirSync(path.join(tmp, 'app-secrets')), ['secret.txt']);
   t.deepEqual(fs.readdirSync(path.join(tmp, 'outside')), ['x.txt']);
+});
+
+test('an atomic replacement that fails leaves no temporary file behind', async t => {
+  const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'fae-atomic-')));
+  t.teardown(() => fs.rmSync(dir, { recursive: true, force: true }));
+  fs.mkdirSync(path.join(dir, 'target'));
+  fs.writeFileSync(path.join(dir, 'target', 'inside.txt'), 'kept\n');
+  // Renaming a file over a non-empty directory fails after the temporary file is written.
+  await t.throwsAsync(replaceFileAtomically(path.join(dir, 'target'), 'new', 'target'), {
+    message: /^"target" /,
+  });
+  t.deepEqual(fs.readdirSync(dir), ['target']);
+  t.deepEqual(fs.readdirSync(path.join(dir, 'target')), ['inside.txt']);
+  fs.writeFileSync(path.join(dir, 'file.txt'), 'old\n', { mode: 0o604 });
+  fs.chmodSync(path.join(dir, 'file.txt'), 0o604);
+  await replaceFileAtomically(path.join(dir, 'file.txt'), 'new\n', 'file.txt');
+  t.is(fs.readFileSync(path.join(dir, 'file.txt'), 'utf8'), 'new\n');
+  t.is(fs.statSync(path.join(dir, 'file.txt')).mode & 0o777, 0o604);
+  t.deepEqual(fs.readdirSync(dir).sort(), ['file.txt', 'target']);
 });
