@@ -23,6 +23,12 @@ export interface BuiltInToolHooks {
   readonly onReply?: (number: bigint) => void;
   /** Told of every successful send(), with its recipient. */
   readonly onSend?: (recipient: readonly string[]) => void;
+  /**
+   * Told of every name path fae itself bound or unbound (store, remove,
+   * adoptTool), once the daemon has done it; awaited, so the tool registry
+   * can take the change in before the model is asked again.
+   */
+  readonly onNameChanged?: (path: readonly string[]) => Promise<void>;
 }
 
 const makeBuiltInTool = (
@@ -100,7 +106,7 @@ const summarize = (message: MessageRecord, sender: string) =>
 
 export const makeBuiltInTools = (
   powers: Ref<GuestPowers>,
-  { onDismiss, onReply, onSend }: BuiltInToolHooks = {},
+  { onDismiss, onReply, onSend, onNameChanged }: BuiltInToolHooks = {},
 ): ReadonlyMap<string, FaeTool> => {
   const tools: [string, FaeTool][] = [
     [
@@ -150,6 +156,7 @@ export const makeBuiltInTools = (
             throw Error('value is required');
           }
           await E(powers).storeValue(harden(args.value), path);
+          await onNameChanged?.(path);
           return `Stored the value as ${JSON.stringify(path.join('/'))}.`;
         },
       ),
@@ -164,6 +171,7 @@ export const makeBuiltInTools = (
         async args => {
           const path = readNamePath(args, 'petName');
           await E(powers).remove(...path);
+          await onNameChanged?.(path);
           return `Removed ${JSON.stringify(path.join('/'))}.`;
         },
       ),
@@ -194,6 +202,7 @@ export const makeBuiltInTools = (
             );
           }
           await E(powers).adopt(number, edgeName, [TOOLS_DIRECTORY, toolName]);
+          await onNameChanged?.([TOOLS_DIRECTORY, toolName]);
           return `Adopted @${edgeName} from message #${number} as tools/${toolName}. It is available now.`;
         },
       ),
