@@ -13,6 +13,7 @@ import { GuestInterface, HostInterface } from './interfaces.js';
 import { agentDocs, hostDocs, makeHelp } from './help.js';
 import { assertValidId } from './ids.js';
 import { makeValueMarshal } from './value-marshal.js';
+import type { FollowOut } from './far-follower.js';
 import { assertName, assertPetName, namePathFrom, petNamePathFrom } from './names.js';
 
 type NameOrPath = string | readonly string[];
@@ -25,12 +26,14 @@ export interface AgentPowers {
   readonly runner: CapletRunner;
   /** Caplets made without a result name: kept alive as if pinned. */
   readonly transientRoots: Set<string>;
+  /** Hands out follow* results in the dialect's form. */
+  readonly follow: FollowOut;
 }
 
 const makeAgentMethods = (id: string, formula: AgentFormula, powers: AgentPowers) => {
   const { kernel, formulator, post } = powers;
   const root = makePetSitter(kernel, formula.store, formula.specials);
-  const names = makeDirectoryOps(kernel, root, formulator.directory);
+  const names = makeDirectoryOps(kernel, root, formulator.directory, powers.follow);
   const mail = makeMailOps(kernel, id, formula, names, post);
   const marshal = makeValueMarshal(kernel);
   const methods = {
@@ -38,6 +41,9 @@ const makeAgentMethods = (id: string, formula: AgentFormula, powers: AgentPowers
     identify: names.identify,
     reverseIdentify: names.reverseIdentify,
     locate: names.locate,
+    reverseLocate: names.reverseLocate,
+    followNameChanges: names.followNameChanges,
+    followLocatorNameChanges: names.followLocatorNameChanges,
     list: names.list,
     listIdentifiers: names.listIdentifiers,
     lookup: names.lookup,

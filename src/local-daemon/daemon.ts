@@ -17,6 +17,7 @@ import { makeStoreHub } from './hubs.js';
 import { makeMailHub, makeMessageHub } from './mail-hub.js';
 import { HandleInterface } from './interfaces.js';
 import type { FollowerControl } from './follow.js';
+import { makeFollowOut } from './far-follower.js';
 import type { PendingRequest } from './mail.js';
 import type { MessageRecord } from './mailbox-state.js';
 import { agentDocs, hostDocs, makeHelp } from './help.js';
@@ -69,26 +70,24 @@ export const makeLocalDaemon = (options: LocalDaemonOptions = {}): LocalDaemon =
   });
   const { instrument } = instrumentation;
 
+  const follow = makeFollowOut(instrument, (control: FollowerControl) => {
+    followers.add(control);
+    return () => {
+      followers.delete(control);
+    };
+  });
   const powers: AgentPowers = harden({
     kernel,
     instrument,
     formulator,
-    post: harden({
-      requests,
-      instrument,
-      track: (control: FollowerControl) => {
-        followers.add(control);
-        return () => {
-          followers.delete(control);
-        };
-      },
-    }),
+    post: harden({ requests, follow }),
     runner,
     transientRoots,
+    follow,
   });
 
   const openMessage = (record: MessageRecord) =>
-    makeDirectoryExo(kernel, instrument, makeMessageHub(kernel, record), formulator.directory, 'A message.');
+    makeDirectoryExo(kernel, instrument, makeMessageHub(kernel, record), formulator.directory, follow, 'A message.');
 
   const valueMarshal = makeValueMarshal(kernel);
   let rootHostInternals: HostInternals | undefined;
@@ -104,11 +103,11 @@ export const makeLocalDaemon = (options: LocalDaemonOptions = {}): LocalDaemon =
       case 'handle':
         return makeExo('Handle', HandleInterface, {});
       case 'directory':
-        return makeDirectoryExo(kernel, instrument, makeStoreHub(kernel, formula.store), formulator.directory);
+        return makeDirectoryExo(kernel, instrument, makeStoreHub(kernel, formula.store), formulator.directory, follow);
       case 'mail-hub': {
         const agent = kernel.formulaOf(formula.agent);
         if (agent.type !== 'host' && agent.type !== 'guest') throw Error('A mail hub needs an agent');
-        return makeDirectoryExo(kernel, instrument, makeMailHub(agent.mailbox, openMessage), formulator.directory, 'Messages.');
+        return makeDirectoryExo(kernel, instrument, makeMailHub(agent.mailbox, openMessage), formulator.directory, follow, 'Messages.');
       }
       case 'marshal':
         return valueMarshal.fromCapData({ body: formula.body, slots: [...formula.slots] });

@@ -6,15 +6,17 @@ import type { Instrument } from './instrument.js';
 import { DirectoryInterface } from './interfaces.js';
 import { makeDirectoryOps } from './directory.js';
 import { directoryDocs, makeHelp } from './help.js';
+import type { FollowOut } from './far-follower.js';
 
 export const makeDirectoryExo = (
   kernel: Kernel,
   instrument: Instrument,
   hub: Hub,
   formulateDirectory: () => string,
+  follow: FollowOut,
   summary = 'A directory of pet names.',
 ): object => {
-  const ops = makeDirectoryOps(kernel, hub, formulateDirectory);
+  const ops = makeDirectoryOps(kernel, hub, formulateDirectory, follow);
   const help = makeHelp(summary, directoryDocs);
   const exo = makeExo('EndoDirectory', DirectoryInterface, {
     help: instrument('help', async (methodName?: string) => help(methodName)),
@@ -22,6 +24,9 @@ export const makeDirectoryExo = (
     identify: instrument('identify', ops.identify),
     reverseIdentify: instrument('reverseIdentify', ops.reverseIdentify),
     locate: instrument('locate', ops.locate),
+    reverseLocate: instrument('reverseLocate', ops.reverseLocate),
+    followNameChanges: instrument('followNameChanges', ops.followNameChanges),
+    followLocatorNameChanges: instrument('followLocatorNameChanges', ops.followLocatorNameChanges),
     list: instrument('list', ops.list),
     listIdentifiers: instrument('listIdentifiers', ops.listIdentifiers),
     lookup: instrument('lookup', ops.lookup),

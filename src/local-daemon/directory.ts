@@ -5,8 +5,11 @@
 import { E } from '@endo/far';
 import { q } from '@endo/errors';
 import type { Hub, Kernel } from './kernel.js';
-import { assertValidId, formatLocator } from './ids.js';
+import { assertValidId } from './ids.js';
+import { formatLocator, idFromLocator } from './locators.js';
 import { namePathFrom, petNamePathFrom } from './names.js';
+import type { FollowOut } from './far-follower.js';
+import { locatorNameChangesSource, nameChangesSource, type NameFeed } from './name-changes.js';
 
 type NameOrPath = string | readonly string[];
 
@@ -32,6 +35,9 @@ export interface DirectoryOps {
   identify(...path: string[]): Promise<string | undefined>;
   reverseIdentify(id: string): Promise<string[]>;
   locate(...path: string[]): Promise<string | undefined>;
+  reverseLocate(locator: string): Promise<string[]>;
+  followNameChanges(): Promise<object>;
+  followLocatorNameChanges(locator: string): Promise<object>;
   list(...path: string[]): Promise<string[]>;
   listIdentifiers(...path: string[]): Promise<string[]>;
   lookup(nameOrPath: NameOrPath): Promise<unknown>;
@@ -51,6 +57,7 @@ export const makeDirectoryOps = (
   kernel: Kernel,
   root: Hub,
   formulateDirectory: () => string,
+  follow: FollowOut,
 ): DirectoryOps => {
   const hubFor = (value: unknown): Hub => kernel.hubOf(value) ?? makeRemoteHub(value);
 
@@ -86,21 +93,36 @@ export const makeDirectoryOps = (
     await writePath(to, id);
   };
 
+  const feedOf = (): NameFeed => {
+    if (root.feed === undefined) throw Error('This directory cannot be followed');
+    return root.feed;
+  };
+
+  const reverseIdentify = async (id: string) => {
+    assertValidId(id);
+    return harden([...(await root.reverseIdentify(id))]);
+  };
+
   return harden({
     has: async (...path: string[]) => {
       const names = namePathFrom(path);
       return (await hubAt(names.slice(0, -1))).has(names[names.length - 1]);
     },
     identify: async (...path: string[]) => identifyPath(namePathFrom(path)),
-    reverseIdentify: async (id: string) => {
-      assertValidId(id);
-      return harden([...(await root.reverseIdentify(id))]);
-    },
+    reverseIdentify,
     locate: async (...path: string[]) => {
       const id = await identifyPath(namePathFrom(path));
       if (id === undefined) return undefined;
       const formula = kernel.formulas.get(id);
-      return formatLocator(id, formula?.type ?? 'remote');
+      return formatLocator(kernel.dialect, id, formula?.type ?? 'remote');
+    },
+    reverseLocate: async (locator: string) => reverseIdentify(idFromLocator(kernel.dialect, locator)),
+    followNameChanges: async () => follow(nameChangesSource(kernel, feedOf())),
+    followLocatorNameChanges: async (locator: string) => {
+      const id = idFromLocator(kernel.dialect, locator);
+      const feed = feedOf();
+      const [self, host] = kernel.dialect === 'feb' ? ['SELF', 'HOST'] : ['@self', '@host'];
+      return follow(locatorNameChangesSource(feed, locator, id, self, host));
     },
     list,
     listIdentifiers: async (...path: string[]) => {

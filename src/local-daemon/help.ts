@@ -20,6 +20,11 @@ export const directoryDocs = harden({
   identify: 'identify(...path) gives the formula id a name denotes, or undefined.',
   reverseIdentify: 'reverseIdentify(id) lists the names bound to an id.',
   locate: 'locate(...path) gives the locator of a name, or undefined.',
+  reverseLocate: 'reverseLocate(locator) lists the names bound to the formula a locator names.',
+  followNameChanges:
+    'followNameChanges() gives an iterator reference: every current name, then each add or remove.',
+  followLocatorNameChanges:
+    'followLocatorNameChanges(locator) gives an iterator reference: the names of one formula, then their changes.',
   list: 'list(...path) lists names: special names first, then pet names, each sorted.',
   listIdentifiers: 'listIdentifiers(...path) lists the distinct ids of the names, sorted.',
   lookup: 'lookup(nameOrPath) gives the value a name denotes; throws on an unknown name.',

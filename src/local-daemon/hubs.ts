@@ -39,6 +39,7 @@ export const makeStoreHub = (kernel: Kernel, store: PetStore): Hub => {
       assertPetName(to);
       store.rename(from, to);
     },
+    feed: harden({ specials: {}, store }),
   });
 };
 harden(makeStoreHub);
@@ -75,6 +76,7 @@ export const makePetSitter = (
     write: directory.write,
     remove: directory.remove,
     rename: directory.rename,
+    feed: harden({ specials, store }),
   });
 };
 harden(makePetSitter);

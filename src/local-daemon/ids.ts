@@ -26,10 +26,3 @@ export const parseId = (id: string): { number: string; node: string } => {
   return harden({ number, node });
 };
 harden(parseId);
-
-/** `endo://<node>/?id=<number>&type=<type>` (spec §1.1). */
-export const formatLocator = (id: string, type: string): string => {
-  const { number, node } = parseId(id);
-  return `endo://${node}/?id=${number}&type=${type}`;
-};
-harden(formatLocator);

@@ -5,6 +5,8 @@ import { q } from '@endo/errors';
 import { makeRandomHex } from './ids.js';
 import type { PetStore } from './pet-store.js';
 import type { Mailbox } from './mailbox-state.js';
+import type { NameFeed } from './name-changes.js';
+import type { Dialect } from '../daemon/dialect.js';
 
 /**
  * What a name hub can do; agents, directories and the MAIL hubs implement
@@ -19,6 +21,8 @@ export interface Hub {
   write(name: string, id: string): void | Promise<void>;
   remove(name: string): void | Promise<void>;
   rename(from: string, to: string): void | Promise<void>;
+  /** Special names and pet store, for hubs that can be followed. */
+  readonly feed?: NameFeed;
 }
 
 export interface AgentFormula {
@@ -57,6 +61,8 @@ export type FormulaType = Formula['type'];
 export type Maker = (id: string, formula: Formula) => unknown;
 
 export interface Kernel {
+  /** The guest API generation this daemon speaks. */
+  readonly dialect: Dialect;
   readonly nodeNumber: string;
   readonly formulas: Map<string, Formula>;
   mintId(): string;
@@ -74,7 +80,7 @@ export interface Kernel {
   noteValue(value: unknown, id: string): void;
 }
 
-export const makeKernel = (): Kernel => {
+export const makeKernel = (dialect: Dialect = 'feb'): Kernel => {
   const nodeNumber = makeRandomHex();
   const formulas = new Map<string, Formula>();
   const values = new Map<string, unknown>();
@@ -100,6 +106,7 @@ export const makeKernel = (): Kernel => {
   };
 
   return harden({
+    dialect,
     nodeNumber,
     formulas,
     mintId,

@@ -5,8 +5,7 @@ import { makePromiseKit } from '@endo/promise-kit';
 import type { AgentFormula, Kernel } from './kernel.js';
 import type { DirectoryOps } from './directory.js';
 import type { Mailbox, MessageRecord, WireMessage } from './mailbox-state.js';
-import type { Instrument } from './instrument.js';
-import { makeMessageFollower, type FollowerControl } from './follow.js';
+import type { FollowOut } from './far-follower.js';
 import { makeRandomHex } from './ids.js';
 import { assertEdgeNames, assertName, namePathFrom, petNamePathFrom } from './names.js';
 
@@ -21,8 +20,7 @@ export interface PendingRequest {
 /** Daemon-wide mail plumbing shared by every agent. */
 export interface PostOffice {
   readonly requests: Map<string, PendingRequest>;
-  readonly instrument: Instrument;
-  readonly track: (control: FollowerControl) => () => void;
+  readonly follow: FollowOut;
 }
 
 /** The inbox behind a recipient id: a handle's agent, or an agent itself. */
@@ -112,7 +110,15 @@ export const makeMailOps = (
 
   return harden({
     listMessages: async () => harden(mailbox.list()),
-    followMessages: async () => makeMessageFollower(mailbox, post.instrument, post.track),
+    followMessages: async () =>
+      post.follow(
+        harden({
+          start: (push: (record: MessageRecord) => void) => ({
+            stop: mailbox.subscribe(push),
+            replay: mailbox.live(),
+          }),
+        }),
+      ),
     send: async (
       recipient: NameOrPath,
       strings: readonly string[],
