@@ -3,7 +3,7 @@
 // daemon call (the local daemon's counters) and every call on a tool (the
 // tools count themselves). The model is a zero-latency script: for each
 // message it calls `list`, then answers in plain text.
-import { E } from '@endo/far';
+import { E, Far } from '@endo/far';
 import { makeExo } from '@endo/exo';
 import { makePromiseKit } from '@endo/promise-kit';
 import type { ChatResult, Provider } from '../../providers/types.js';
@@ -11,6 +11,8 @@ import { startFae } from '../../src/agent/fae.js';
 import { makeLocalDaemon } from '../../src/local-daemon/index.js';
 import type { LocalDaemon } from '../../src/local-daemon/index.js';
 import { FaeToolInterface } from '../../src/tool-kit/fae-tool-interface.js';
+import { makeRefIterator } from '../../src/daemon/ref-iterator.js';
+import type { MessageRecord } from '../../src/daemon/endo-types.js';
 
 // `any`: daemon objects are remote references.
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -109,13 +111,47 @@ export interface MessageFigures {
   readonly perMessage: Counts;
   /** From the message's arrival in fae's inbox to the first model request. */
   readonly toFirstMs: number;
-  /** From the message's arrival to its dismissal (reply sent). */
+  /** From the message's arrival to fae's reply being delivered. */
   readonly turnMs: number;
+  /** From the message's arrival to its dismissal, the last call of a turn. */
+  readonly doneMs: number;
 }
 
 const settle = () => new Promise(resolve => setTimeout(resolve, 1));
 
-export const startCountedFae = async (toolCount: number, env: Record<string, string>): Promise<CountedFae> => {
+/**
+ * The floor: an agent that makes only the daemon calls any agent must
+ * (read the message, reply, dismiss), with no model and no tools. What it
+ * costs is the local daemon's and CapTP's share of a message.
+ */
+const startFloorAgent = (powers: Far) => {
+  const inbox = makeRefIterator<MessageRecord>(E(powers).followMessages());
+  const selfId = E(powers).identify('SELF');
+  const loop = async () => {
+    for (;;) {
+      // Sequential: one message after the other, as fae handles them.
+      // eslint-disable-next-line no-await-in-loop
+      const { value, done } = await inbox.next();
+      if (done) return;
+      // eslint-disable-next-line no-await-in-loop
+      if (value.from === (await selfId)) continue;
+      // eslint-disable-next-line no-await-in-loop
+      await E(powers).reply(value.number, ['done'], [], []);
+      // eslint-disable-next-line no-await-in-loop
+      await E(powers).dismiss(value.number);
+    }
+  };
+  loop().catch(() => {});
+  return Far('Floor', { whenStarted: async () => undefined });
+};
+
+export type BenchAgent = 'fae' | 'floor';
+
+export const startCountedFae = async (
+  toolCount: number,
+  env: Record<string, string>,
+  agent: BenchAgent = 'fae',
+): Promise<CountedFae> => {
   const daemon = makeLocalDaemon();
   const host: Far = await daemon.host;
   await E(host).provideGuest('fae', { agentName: 'profile-for-fae' });
@@ -123,13 +159,14 @@ export const startCountedFae = async (toolCount: number, env: Record<string, str
   const toolCalls = { calls: 0 };
   // One at a time: each caplet creation runs the daemon's collection.
   for (let i = 0; i < toolCount; i += 1) {
-    // eslint-disable-next-line no-await-in-loop
+     
     await daemon.makeCaplet(() => makeCountingTool(`tool_${i}`, toolCalls), { resultName: `tool-${i}` });
-    // eslint-disable-next-line no-await-in-loop
+     
     await E(host).copy([`tool-${i}`], ['profile-for-fae', 'tools', `tool-${i}`]);
   }
   let guestCalls = 0;
   let dismissed = makePromiseKit<void>();
+  let replied = makePromiseKit<void>();
   const model = makeBenchModel();
   const controller: Far = await daemon.makeCaplet(
     (powers, context, options) => {
@@ -140,10 +177,12 @@ export const startCountedFae = async (toolCount: number, env: Record<string, str
             guestCalls += 1;
             const answer = (E(powers as Far) as Far)[method](...args);
             if (method === 'dismiss') answer.finally(() => dismissed.resolve());
+            if (method === 'reply') answer.finally(() => replied.resolve());
             return answer;
           },
         ]),
       );
+      if (agent === 'floor') return startFloorAgent(harden(counted));
       return startFae(harden(counted) as Far, context as Far, {
         env: options.env,
         provider: model.provider,
@@ -170,12 +209,16 @@ export const startCountedFae = async (toolCount: number, env: Record<string, str
     message: async () => {
       const c0 = counts();
       dismissed = makePromiseKit<void>();
+      replied = makePromiseKit<void>();
       const first = model.nextFirstRequest();
       await E(host).send('fae', ['What is in your directory?'], [], []);
       const arrived = performance.now();
-      await first;
+      // The floor agent asks no model: its first request is its reply.
+      await (agent === 'floor' ? replied.promise : first);
       const firstAt = performance.now();
       const c1 = counts();
+      await replied.promise;
+      const repliedAt = performance.now();
       await dismissed.promise;
       const doneAt = performance.now();
       // fae's next read of its inbox goes out once the turn is over.
@@ -186,7 +229,8 @@ export const startCountedFae = async (toolCount: number, env: Record<string, str
         beforeFirst: minus(c1, c0, 1),
         perMessage: minus(c2, c0, 1),
         toFirstMs: firstAt - arrived,
-        turnMs: doneAt - arrived,
+        turnMs: repliedAt - arrived,
+        doneMs: doneAt - arrived,
       };
     },
     stop: () => daemon.stop(),

@@ -20,7 +20,7 @@ const main = async () => {
     if (wanted.length > 0 && !wanted.includes(name)) continue;
     console.log(`\n## ${name}`);
     // One bench at a time: they would skew each other's timings.
-    // eslint-disable-next-line no-await-in-loop
+     
     await bench();
   }
 };

@@ -68,7 +68,7 @@ const benchParallelTools = async (parallel: boolean) => {
 export const run = async () => {
   for (const count of [1, 5, 20]) {
     // One case after the other: they share the machine's timers.
-    // eslint-disable-next-line no-await-in-loop
+     
     await benchDiscovery(count);
   }
   await benchParallelTools(true);
