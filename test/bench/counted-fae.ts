@@ -130,14 +130,14 @@ const startFloorAgent = (powers: Far) => {
   const loop = async () => {
     for (;;) {
       // Sequential: one message after the other, as fae handles them.
-      // eslint-disable-next-line no-await-in-loop
+       
       const { value, done } = await inbox.next();
       if (done) return;
-      // eslint-disable-next-line no-await-in-loop
+       
       if (value.from === (await selfId)) continue;
-      // eslint-disable-next-line no-await-in-loop
+       
       await E(powers).reply(value.number, ['done'], [], []);
-      // eslint-disable-next-line no-await-in-loop
+       
       await E(powers).dismiss(value.number);
     }
   };

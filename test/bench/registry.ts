@@ -47,7 +47,7 @@ const compare = async (toolCount: number, latencyMs: number) => {
   for (let round = 0; round < WARM_UP + ROUNDS; round += 1) {
     for (const kind of kinds) {
       // Alternately, one message at a time, so all see the same machine.
-      // eslint-disable-next-line no-await-in-loop
+       
       const figure = await agents[kind].message();
       if (round >= WARM_UP) figures[kind].push(figure);
     }
