@@ -127,6 +127,27 @@ test('an adopted tool is usable in the same turn, reading only that tool', async
   await daemon.stop();
 });
 
+test('when tools/ is replaced wholesale, fae follows the new directory', async t => {
+  const llm = makeScriptedProvider([{ text: 'one' }, { text: 'two' }]);
+  const { daemon, host, logs, nextFromFae } = await start(llm);
+  await installTool(daemon, host, AGENT, 'old');
+  await waitForLog(logs, ['tool-added', 'tools/old']);
+  await E(host).send('fae', ['a'], [], []);
+  await nextFromFae();
+  const mark = logs.length;
+  // makeDirectory binds a new, empty directory over the old one.
+  await E(host).makeDirectory([AGENT, 'tools']);
+  await waitForLog(logs, ['tools-follow-restored'], { from: mark });
+  await installTool(daemon, host, AGENT, 'new');
+  await waitForLog(logs, ['tool-added', 'tools/new'], { from: mark });
+  await E(host).send('fae', ['b'], [], []);
+  await nextFromFae();
+  t.true(llm.requests[0].toolNames.includes('old'));
+  t.false(llm.requests[1].toolNames.includes('old'));
+  t.true(llm.requests[1].toolNames.includes('new'));
+  await daemon.stop();
+});
+
 test('FAE_TOOL_DISCOVERY=list lists tools/ at every step, as before', async t => {
   const llm = makeScriptedProvider([{ toolCalls: [{ name: 'list', arguments: {} }] }, { text: 'ok' }]);
   const { daemon, host, nextFromFae, logs } = await startFaeInDaemon({

@@ -19,6 +19,7 @@ import type { DiscoveredTools, FaeTool } from './tools.js';
 import { assembleTools, readBuiltIns, readToolEntry } from './tool-entries.js';
 import type { ToolEntry } from './tool-entries.js';
 import { followToolsDirectory } from './tools-follower.js';
+import { watchToolsBinding } from './tools-binding.js';
 import type { NameChange, OpenFollower } from './tools-follower.js';
 
 export type ToolDiscovery = 'follow' | 'list';
@@ -156,6 +157,13 @@ export const makeToolRegistry = (
     isStopped: () => stopped,
   });
 
+  const binding = watchToolsBinding(powers, {
+    openFollower,
+    retryMs,
+    logger,
+    onRebound: () => follower.resubscribe(),
+  });
+
   const current = async (): Promise<DiscoveredTools> => {
     if (!following) {
       if (!listingLogged && discovery === 'follow' && listingReason !== undefined) {
@@ -196,6 +204,7 @@ export const makeToolRegistry = (
     current,
     start: async () => {
       if (stopped) return;
+      binding.start();
       await follower.start();
     },
     noteChanged,
@@ -204,6 +213,7 @@ export const makeToolRegistry = (
       following = false;
       listingReason = undefined;
       follower.stop();
+      binding.stop();
     },
   });
 };
