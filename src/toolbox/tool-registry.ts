@@ -14,6 +14,7 @@ import type { GuestPowers, Ref } from '../daemon/endo-types.js';
 import type { Logger } from '../logging/log.js';
 import { silentLogger } from '../logging/log.js';
 import { makeRefIterator } from '../daemon/ref-iterator.js';
+import { withTimeout } from '../timeout.js';
 import { discoverTools, TOOLS_DIRECTORY } from './tools.js';
 import type { DiscoveredTools, FaeTool } from './tools.js';
 import { assembleTools, readBuiltIns, readToolEntry } from './tool-entries.js';
@@ -205,7 +206,9 @@ export const makeToolRegistry = (
     start: async () => {
       if (stopped) return;
       binding.start();
-      await follower.start();
+      // Bounded: a daemon that never answers must not hold fae's startup;
+      // until the subscription catches up, discovery lists.
+      await withTimeout(follower.start(), timeoutMs, () => 'tools/ subscription').catch(() => {});
     },
     noteChanged,
     stop: () => {
