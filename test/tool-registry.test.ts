@@ -127,6 +127,21 @@ test('an adopted tool is usable in the same turn, reading only that tool', async
   await daemon.stop();
 });
 
+test('a tool the model moves out of tools/ is not offered at its next call', async t => {
+  const llm = makeScriptedProvider([
+    { toolCalls: [{ name: 'move', arguments: { from: 'tools/echo', to: 'old-echo' } }] },
+    { text: 'moved' },
+  ]);
+  const { daemon, host, logs, nextFromFae } = await start(llm);
+  await installTool(daemon, host, AGENT, 'echo');
+  await waitForLog(logs, ['tool-added', 'tools/echo']);
+  await E(host).send('fae', ['put echo away'], [], []);
+  t.is(messageText(await nextFromFae()), 'moved');
+  t.true(llm.requests[0].toolNames.includes('echo'));
+  t.false(llm.requests[1].toolNames.includes('echo'));
+  await daemon.stop();
+});
+
 test('when tools/ is replaced wholesale, fae follows the new directory', async t => {
   const llm = makeScriptedProvider([{ text: 'one' }, { text: 'two' }]);
   const { daemon, host, logs, nextFromFae } = await start(llm);

@@ -85,6 +85,8 @@ export const startFae = (
       current.answered = true;
     },
     onNameChanged: path => registry.noteChanged(path),
+    logger,
+    probeTimeoutMs: config.probeTimeoutMs,
   });
   // Follows tools/ (or lists it each step with FAE_TOOL_DISCOVERY=list).
   const registry = makeToolRegistry(powers, builtIns, {
