@@ -2,7 +2,9 @@
 // remove), its mail (send, reply, listMessages, dismiss) and adoptTool,
 // which installs a mailed tool capability under tools/. Names and
 // parameters keep upstream's; `reply` is new (answer by message number,
-// since a sender may have no pet name in fae's directory).
+// since a sender may have no pet name in fae's directory). The rest of the
+// set (lal's directory and mail tools, inspect, help) lives in
+// built-in-{directory,mail,inspection}-tools.ts.
 import { E } from '@endo/far';
 import { makeExo } from '@endo/exo';
 import { FaeToolInterface } from '../tool-kit/fae-tool-interface.js';
@@ -15,6 +17,11 @@ import { readNamePath, readString, readStringArray } from './built-in-arguments.
 import { messageText } from '../daemon/message-format.js';
 import type { DaemonAdapter } from '../daemon/adapter.js';
 import { makeDaemonAdapter } from '../daemon/adapter.js';
+import type { Logger } from '../logging/log.js';
+import { makeDirectoryTools } from './built-in-directory-tools.js';
+import { withNameChangeNotice } from './name-change-notice.js';
+import { makeMailTools } from './built-in-mail-tools.js';
+import { makeInspectionTools } from './built-in-inspection-tools.js';
 
 type Args = Readonly<Record<string, unknown>>;
 
@@ -27,6 +34,16 @@ export interface BuiltInToolHooks {
   readonly onReply?: (number: bigint) => void;
   /** Told of every successful send(), with its recipient. */
   readonly onSend?: (recipient: readonly string[]) => void;
+  /**
+   * Told of every name path fae itself bound or unbound (store, remove,
+   * adoptTool), once the daemon has done it; awaited, so the tool registry
+   * can take the change in before the model is asked again.
+   */
+  readonly onNameChanged?: (path: readonly string[]) => Promise<void>;
+  /** Where the outcome of a request the model sent is reported. */
+  readonly logger?: Logger;
+  /** Upper bound of a capability's answer to inspect, in ms. */
+  readonly probeTimeoutMs?: number;
 }
 
 const makeBuiltInTool = (
@@ -109,7 +126,7 @@ const summarize = (message: MessageRecord, sender: string) =>
 
 export const makeBuiltInTools = (
   powers: Ref<GuestPowers>,
-  { daemon: givenDaemon, onDismiss, onReply, onSend }: BuiltInToolHooks = {},
+  { daemon: givenDaemon, onDismiss, onReply, onSend, onNameChanged, logger, probeTimeoutMs }: BuiltInToolHooks = {},
 ): ReadonlyMap<string, FaeTool> => {
   let daemonP: Promise<DaemonAdapter> | undefined;
   const provideDaemon = () => {
@@ -164,6 +181,7 @@ export const makeBuiltInTools = (
             throw Error('value is required');
           }
           await E(powers).storeValue(harden(args.value), path);
+          await onNameChanged?.(path);
           return `Stored the value as ${JSON.stringify(path.join('/'))}.`;
         },
       ),
@@ -178,6 +196,7 @@ export const makeBuiltInTools = (
         async args => {
           const path = readNamePath(args, 'petName');
           await E(powers).remove(...path);
+          await onNameChanged?.(path);
           return `Removed ${JSON.stringify(path.join('/'))}.`;
         },
       ),
@@ -208,6 +227,7 @@ export const makeBuiltInTools = (
             );
           }
           await E(powers).adopt(number, edgeName, [TOOLS_DIRECTORY, toolName]);
+          await onNameChanged?.([TOOLS_DIRECTORY, toolName]);
           return `Adopted @${edgeName} from message #${number} as tools/${toolName}. It is available now.`;
         },
       ),
@@ -308,6 +328,15 @@ export const makeBuiltInTools = (
       ),
     ],
   ];
-  return new Map(tools);
+  // has, move, copy, makeDirectory, identify; adopt, request, resolve,
+  // reject (answering a request counts as a reply); inspect, help.
+  return new Map(
+    [
+      ...tools,
+      ...makeDirectoryTools(powers),
+      ...makeMailTools(powers, { onAnswer: onReply, logger }),
+      ...makeInspectionTools(powers, { timeoutMs: probeTimeoutMs }),
+    ].map(([name, tool]) => [name, withNameChangeNotice(name, tool, onNameChanged)] as const),
+  );
 };
 harden(makeBuiltInTools);
