@@ -4,7 +4,8 @@
 import test from 'ava';
 import { E } from '@endo/far';
 import { makePromiseKit } from '@endo/promise-kit';
-import { makeLocalDaemon, makeRefIterator } from './support/daemon.js';
+import { makeLocalDaemon } from './support/daemon.js';
+import { makeFollowReader } from '../src/daemon/follow-reader.js';
 import { installTool, waitForLog } from './support/registry-tools.js';
 import { makeToolRegistry } from '../src/toolbox/tool-registry.js';
 import type { NameChange } from '../src/toolbox/tools-follower.js';
@@ -25,7 +26,8 @@ const makeBreakableFollower = () => {
   let breaker = makePromiseKit<IteratorResult<NameChange>>();
   const open = (ref: Promise<unknown>): AsyncIterator<NameChange> => {
     state.opened += 1;
-    const inner = makeRefIterator<NameChange>(ref as Promise<object>);
+    // Either reader shape, as the daemon under test hands it out.
+    const inner = makeFollowReader<NameChange>(ref as Promise<object>);
     breaker = makePromiseKit<IteratorResult<NameChange>>();
     const mine = breaker;
     return {

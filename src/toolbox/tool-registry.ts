@@ -13,7 +13,7 @@ import { E } from '@endo/far';
 import type { GuestPowers, Ref } from '../daemon/endo-types.js';
 import type { Logger } from '../logging/log.js';
 import { silentLogger } from '../logging/log.js';
-import { makeRefIterator } from '../daemon/ref-iterator.js';
+import { makeFollowReader } from '../daemon/follow-reader.js';
 import { withTimeout } from '../timeout.js';
 import { discoverTools, TOOLS_DIRECTORY } from './tools.js';
 import type { DiscoveredTools, FaeTool } from './tools.js';
@@ -73,7 +73,7 @@ export const makeToolRegistry = (
     timeoutMs = DEFAULT_TIMEOUT_MS,
     reported = new Set(),
     discovery = 'follow',
-    openFollower = ref => makeRefIterator<NameChange>(ref as object),
+    openFollower = ref => makeFollowReader<NameChange>(ref as object),
     retryMs = { first: 100, max: 30_000 },
   }: ToolRegistryOptions = {},
 ): ToolRegistry => {
