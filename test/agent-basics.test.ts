@@ -39,6 +39,7 @@ test('a full round trip: tool call, send, dismiss, plain answer', async t => {
   t.deepEqual(first.messages.at(-1), { role: 'user', content: 'Message #1 from HOST: What do you have?' });
   t.deepEqual(first.toolNames, [
     'list', 'lookup', 'store', 'remove', 'adoptTool', 'send', 'reply', 'listMessages', 'dismiss',
+    'forgetConversation',
   ]);
   await llm.whenCalled(4);
   const last = llm.requests[3].messages;

@@ -10,6 +10,8 @@ test('defaults', t => {
     autoDismiss: true,
     debug: false,
     maxTranscript: 1000,
+    contextTokens: 32000,
+    maxMessages: undefined,
   });
 });
 

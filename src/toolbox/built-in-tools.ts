@@ -4,6 +4,7 @@
 // parameters keep upstream's; `reply` is new (answer by message number,
 // since a sender may have no pet name in fae's directory).
 import { E } from '@endo/far';
+import { q } from '@endo/errors';
 import { makeExo } from '@endo/exo';
 import { FaeToolInterface } from '../tool-kit/fae-tool-interface.js';
 import type { GuestPowers, MessageRecord, Ref } from '../daemon/endo-types.js';
@@ -23,6 +24,17 @@ export interface BuiltInToolHooks {
   readonly onReply?: (number: bigint) => void;
   /** Told of every successful send(), with its recipient. */
   readonly onSend?: (recipient: readonly string[]) => void;
+  /**
+   * Forgets the conversation with whoever sent the message being handled
+   * (every thread of it, and only theirs); resolves to how many threads
+   * went. When given, the forgetConversation tool is offered.
+   */
+  readonly onForget?: () => Promise<number>;
+  /**
+   * Top-level names the model may not see or touch (fae's stored
+   * conversations: one correspondent must not read another's).
+   */
+  readonly privateNames?: readonly string[];
 }
 
 const makeBuiltInTool = (
@@ -100,8 +112,20 @@ const summarize = (message: MessageRecord, sender: string) =>
 
 export const makeBuiltInTools = (
   powers: Ref<GuestPowers>,
-  { onDismiss, onReply, onSend }: BuiltInToolHooks = {},
+  { onDismiss, onReply, onSend, onForget, privateNames = [] }: BuiltInToolHooks = {},
 ): ReadonlyMap<string, FaeTool> => {
+  const isPrivate = (name: string) => privateNames.includes(name.split('/')[0]);
+  /** Refuses a path into a private name, before the daemon sees it. */
+  const open = (path: readonly string[]) => {
+    if (path.length > 0 && isPrivate(path[0])) {
+      throw Error(`${q(path[0])} is fae's private memory of its conversations; no tool may read or change it`);
+    }
+    return path;
+  };
+  const openAll = (names: readonly string[]) => {
+    names.forEach(name => open([name]));
+    return names;
+  };
   const tools: [string, FaeTool][] = [
     [
       'list',
@@ -117,8 +141,8 @@ export const makeBuiltInTools = (
         [],
         async args =>
           args.path === undefined || args.path === null || args.path === ''
-            ? E(powers).list()
-            : E(powers).list(...readNamePath(args, 'path')),
+            ? (await E(powers).list()).filter(name => !isPrivate(name))
+            : E(powers).list(...open(readNamePath(args, 'path'))),
       ),
     ],
     [
@@ -128,7 +152,7 @@ export const makeBuiltInTools = (
         'Look up the value stored under a pet name.',
         { petName: { type: 'string', description: 'The pet name (or path such as "tools/greet").' } },
         ['petName'],
-        async args => E(powers).lookup(readNamePath(args, 'petName')),
+        async args => E(powers).lookup(open(readNamePath(args, 'petName'))),
       ),
     ],
     [
@@ -145,7 +169,7 @@ export const makeBuiltInTools = (
         },
         ['value', 'petName'],
         async args => {
-          const path = readNamePath(args, 'petName');
+          const path = open(readNamePath(args, 'petName'));
           if (!('value' in args)) {
             throw Error('value is required');
           }
@@ -162,7 +186,7 @@ export const makeBuiltInTools = (
         { petName: { type: 'string', description: 'The pet name (or path) to remove.' } },
         ['petName'],
         async args => {
-          const path = readNamePath(args, 'petName');
+          const path = open(readNamePath(args, 'petName'));
           await E(powers).remove(...path);
           return `Removed ${JSON.stringify(path.join('/'))}.`;
         },
@@ -216,7 +240,7 @@ export const makeBuiltInTools = (
             recipient,
             readStringArray(args, 'strings'),
             readStringArray(args, 'edgeNames'),
-            readStringArray(args, 'petNames'),
+            openAll(readStringArray(args, 'petNames')),
           );
           onSend?.(recipient);
           return `Sent the message to ${JSON.stringify(recipient.join('/'))}.`;
@@ -241,7 +265,7 @@ export const makeBuiltInTools = (
             number,
             readStringArray(args, 'strings'),
             readStringArray(args, 'edgeNames'),
-            readStringArray(args, 'petNames'),
+            openAll(readStringArray(args, 'petNames')),
           );
           onReply?.(number);
           return `Replied to message #${number}.`;
@@ -286,6 +310,21 @@ export const makeBuiltInTools = (
       ),
     ],
   ];
+  if (onForget !== undefined) {
+    tools.push([
+      'forgetConversation',
+      makeBuiltInTool(
+        'forgetConversation',
+        'Forget your whole conversation with the sender of the message you are handling (only theirs), when they ask to start afresh. This exchange is not remembered either.',
+        {},
+        [],
+        async () => {
+          const count = await onForget();
+          return `Forgot the conversation (${count} thread${count === 1 ? '' : 's'}); the next message starts afresh.`;
+        },
+      ),
+    ]);
+  }
   return new Map(tools);
 };
 harden(makeBuiltInTools);
