@@ -214,7 +214,7 @@ test('corrupt, foreign or missing stored data gives a warning and a fresh conver
   await daemon.restart();
   await E(host).send('fae', ['two'], [], []);
   t.is(messageText(await nextFromFae()), 'users 1');
-  t.true(logs.some(line => line.includes('conversation-unreadable') && line.includes(node.key)));
+  t.true(logs.some(line => line.includes('conversation-unreadable') && line.includes(node.key.replace(/-g\d+$/, ''))));
 
   // The fresh conversation replaced the bad one and reads back cleanly.
   await daemon.restart();

@@ -48,11 +48,9 @@ interface Conversation {
   readonly key: string;
   readonly correspondent: string;
   readonly thread: string;
-  summary: { readonly text: string; readonly seq: number; readonly through: number } | undefined;
+  summary: string | undefined;
   turns: Turn[];
   nextSeq: number;
-  /** Its directory exists in the store. */
-  stored: boolean;
 }
 
 /** One message being handled: the turn's messages and its requests. */
@@ -97,18 +95,17 @@ export const makeConversations = (
           systemMessage,
           harden({
             role: 'system',
-            content: `Summary of your earlier conversation with this correspondent:\n${conversation.summary.text}`,
+            content: `Summary of your earlier conversation with this correspondent:\n${conversation.summary}`,
           }),
         ];
 
-  const fresh = (key: string, correspondent: string, thread: string, stored: boolean): Conversation => ({
+  const fresh = (key: string, correspondent: string, thread: string): Conversation => ({
     key,
     correspondent,
     thread,
     summary: undefined,
     turns: [],
     nextSeq: 1,
-    stored,
   });
 
   const adopt = (conversation: Conversation) => {
@@ -120,20 +117,16 @@ export const makeConversations = (
   /** Reads a stored conversation; unusable data gives a fresh one. */
   const readBack = async (key: string, correspondent: string, thread: string | undefined) => {
     const records = await store.load(key, correspondent, thread);
-    if (records === undefined) {
-      // Written afresh (the directory is made again) on its next turn.
-      return thread === undefined ? undefined : fresh(key, correspondent, thread, false);
+    if (records === undefined || records.length === 0) {
+      // Written afresh (in a new generation) on its next turn.
+      return thread === undefined ? undefined : fresh(key, correspondent, thread);
     }
-    const found = thread ?? records[0]?.thread;
-    if (found === undefined) return undefined;
-    const conversation = fresh(key, correspondent, found, true);
-    const summaries = records.filter(r => r.kind === 'summary');
-    const summary = summaries.at(-1);
-    if (summary !== undefined && summary.kind === 'summary') {
-      conversation.summary = { text: summary.text, seq: summary.seq, through: summary.through };
-    }
+    const conversation = fresh(key, correspondent, records[0].thread);
     for (const record of records) {
-      if (record.kind === 'turn' && record.seq > (summary?.kind === 'summary' ? summary.through : 0)) {
+      if (record.kind === 'summary') {
+        conversation.summary = record.text;
+        conversation.turns.push(...record.turns);
+      } else {
         conversation.turns.push({ seq: record.seq, messageId: record.messageId, messages: record.messages });
       }
     }
@@ -147,8 +140,8 @@ export const makeConversations = (
     const known = held.get(key);
     if (known !== undefined) return known;
     const conversation = unread.has(key)
-      ? ((await readBack(key, correspondent, thread)) ?? fresh(key, correspondent, thread, false))
-      : fresh(key, correspondent, thread, false);
+      ? ((await readBack(key, correspondent, thread)) ?? fresh(key, correspondent, thread))
+      : fresh(key, correspondent, thread);
     adopt(conversation);
     return conversation;
   };
@@ -176,11 +169,9 @@ export const makeConversations = (
     return lookup() ?? replyTo;
   };
 
-  const persist = async (conversation: Conversation, record: ConversationRecord) => {
-    const create = !conversation.stored;
+  const persist = async (conversation: Conversation, record: ConversationRecord, rebase = false) => {
     try {
-      await store.append(conversation.key, record, create);
-      conversation.stored = true;
+      await (rebase ? store.rebase : store.append)(conversation.key, record);
     } catch (error) {
       logger.warn('conversation-not-stored', {
         conversation: conversation.key,
@@ -226,7 +217,7 @@ export const makeConversations = (
       try {
         // Sequential on purpose: each batch builds on the previous summary.
         // eslint-disable-next-line no-await-in-loop
-        summary = await summarize(provider, conversation.summary?.text, folded.map(t => t.messages), summaryTokens);
+        summary = await summarize(provider, conversation.summary, folded.map(t => t.messages), summaryTokens);
       } catch (error) {
         logger.warn('conversation-compaction-failed', {
           conversation: conversation.key,
@@ -243,26 +234,26 @@ export const makeConversations = (
         inputTokens,
         outputTokens,
       });
-      const previous = conversation.summary;
-      const next = { text: redact(summary.text), seq: conversation.nextSeq, through: folded[batch - 1].seq };
-      conversation.nextSeq += 1;
-      conversation.summary = next;
+      conversation.summary = redact(summary.text);
       conversation.turns = conversation.turns.slice(batch);
+      const seq = conversation.nextSeq;
+      conversation.nextSeq += 1;
       count -= batch;
+      // Sequential: a later batch's generation replaces this one.
       // eslint-disable-next-line no-await-in-loop
-      await persist(conversation, harden({
-        v: RECORD_VERSION,
-        kind: 'summary',
-        correspondent: conversation.correspondent,
-        thread: conversation.thread,
-        ...next,
-      }));
-      // What the summary replaces is removed, so a restart reads little.
-      // eslint-disable-next-line no-await-in-loop
-      await store.removeNodes(conversation.key, [
-        ...(previous === undefined ? [] : [previous.seq]),
-        ...folded.map(t => t.seq),
-      ]);
+      await persist(
+        conversation,
+        harden({
+          v: RECORD_VERSION,
+          kind: 'summary',
+          correspondent: conversation.correspondent,
+          thread: conversation.thread,
+          seq,
+          text: conversation.summary,
+          turns: [...conversation.turns],
+        }),
+        true,
+      );
     }
   };
 
@@ -337,13 +328,10 @@ export const makeConversations = (
     }
     await Promise.all(
       [...keys].map(key => {
-        const conversation = held.get(key);
         held.delete(key);
         unread.delete(key);
         index.dropConversation(key);
-        return conversation === undefined || conversation.stored
-          ? store.removeConversation(key)
-          : undefined;
+        return store.removeConversation(key);
       }),
     );
     if (openTurn?.conversation.correspondent === correspondent) openTurn.forgotten = true;

@@ -19,15 +19,25 @@ export interface TurnRecord {
   readonly messages: readonly ChatMessage[];
 }
 
-/** The model-written summary of every turn up to `through`. */
+/** A turn as a summary record carries it. */
+export interface KeptTurn {
+  readonly seq: number;
+  readonly messageId: string;
+  readonly messages: readonly ChatMessage[];
+}
+
+/**
+ * The head of a new generation of a conversation: the model-written summary
+ * of every turn folded so far, and the turns kept verbatim after it.
+ */
 export interface SummaryRecord {
   readonly v: typeof RECORD_VERSION;
   readonly kind: 'summary';
   readonly correspondent: string;
   readonly thread: string;
   readonly seq: number;
-  readonly through: number;
   readonly text: string;
+  readonly turns: readonly KeptTurn[];
 }
 
 export type ConversationRecord = TurnRecord | SummaryRecord;
@@ -141,9 +151,15 @@ export const checkRecord = (
     return value as unknown as TurnRecord;
   }
   if (value.kind === 'summary') {
-    if (typeof value.text !== 'string' || typeof value.through !== 'number') {
+    if (typeof value.text !== 'string' || !Array.isArray(value.turns)) {
       throw Error(`${where} is a malformed summary`);
     }
+    value.turns.forEach((turn: unknown, i: number) => {
+      if (!isRecord(turn) || typeof turn.seq !== 'number' || typeof turn.messageId !== 'string') {
+        throw Error(`${where} kept turn ${i} is malformed`);
+      }
+      checkTurnMessages(turn.messages, `${where} kept turn ${i}`);
+    });
     return value as unknown as SummaryRecord;
   }
   throw Error(`${where} is of unknown kind ${q(value.kind)}`);

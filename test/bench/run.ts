@@ -8,6 +8,7 @@ import { discoverTools } from '../../src/toolbox/tools.js';
 import { startFaeInDaemon } from '../support/fae-harness.js';
 import { makeScriptedProvider } from '../support/scripted-provider.js';
 import { makeSequenceTools, makeShippedTool, makeToolCaplet } from '../support/tool-caplets.js';
+import { benchConversations } from './conversations.js';
 
 const LATENCY_MS = 20;
 
@@ -73,6 +74,7 @@ const main = async () => {
   }
   await benchParallelTools(true);
   await benchParallelTools(false);
+  await benchConversations();
 };
 
 main().then(
