@@ -51,12 +51,12 @@ export const benchConversations = async () => {
   const heapAfter = async (upTo: number, from: number) => {
     for (let i = from; i <= upTo; i += 1) {
       llm.push(answer, answer);
-      // eslint-disable-next-line no-await-in-loop
+       
       await E(host).send('fae', [`question ${i}: what is ${i} times ${i}?`], [], []);
     }
-    // eslint-disable-next-line no-await-in-loop
+     
     while ((await E(controller).status()).handledMessages < upTo) {
-      // eslint-disable-next-line no-await-in-loop
+       
       await new Promise(resolve => setTimeout(resolve, 20));
     }
     await E(host).dismissAll();
