@@ -312,3 +312,27 @@ test('the model cannot read or touch stored conversations through its tools', as
   for (const result of results.slice(1)) t.regex(result, /private memory of its conversations/);
   t.is((await E(fae).list('conversations')).length, 1);
 });
+
+test('listMessages shows the model only the mail of the conversation it is handling', async t => {
+  const llm = makeScriptedProvider([
+    { text: 'noted' },
+    { toolCalls: [{ name: 'listMessages', arguments: {} }] },
+    { text: 'here you are' },
+  ]);
+  const { host, nextFromFae, daemon } = await startFaeInDaemon({
+    provider: llm.provider,
+    env: { FAE_AUTO_DISMISS: '0' },
+  });
+  t.teardown(() => daemon.stop());
+  await nextFromFae();
+  await E(host).send('fae', ['host-private: the vault code'], [], []);
+  await nextFromFae();
+  const alice = await makeAlice(host);
+  await E(alice).send('fae', ['alice asks: what mail do you have?'], [], []);
+  await nextMessage(alice, fromSelf(alice));
+  const listed = llm.requests[2].messages.at(-1)?.content ?? '';
+  t.true(listed.includes('alice asks'));
+  t.false(listed.includes('host-private'));
+  t.false(listed.includes('noted'));
+  t.false(listed.includes('Fae agent ready'));
+});

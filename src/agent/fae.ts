@@ -84,6 +84,8 @@ export const startFae = (
   });
   const meteredProvider = conversations.meter(provider);
   let currentCorrespondent: string | undefined;
+  /** fae's own handle id, once known: its sent copies carry it in `from`. */
+  let ownId: string | undefined;
   const callIdPrefix = Math.random().toString(36).slice(2, 8);
   let callCount = 0;
   const makeCallId = () => {
@@ -105,6 +107,12 @@ export const startFae = (
       current.answered = true;
     },
     privateNames: [CONVERSATIONS_DIRECTORY],
+    // Mail from the current correspondent, and fae's own mail to them.
+    visibleMessage: message =>
+      currentCorrespondent !== undefined &&
+      (message.from === ownId
+        ? correspondentOf({ ...message, from: message.to }) === currentCorrespondent
+        : correspondentOf(message) === currentCorrespondent),
     onForget: async () =>
       currentCorrespondent === undefined ? 0 : conversations.forget(currentCorrespondent),
   });
@@ -210,6 +218,7 @@ export const startFae = (
       provideToolsDirectory(powers, logger),
       conversations.start(),
     ]);
+    ownId = selfId;
     await moveIntroducedTools(powers, { probeTimeoutMs: config.probeTimeoutMs, logger });
     // Only the first start announces itself; a restart is silent.
     if (firstStart) {

@@ -35,6 +35,11 @@ export interface BuiltInToolHooks {
    * conversations: one correspondent must not read another's).
    */
   readonly privateNames?: readonly string[];
+  /**
+   * Which inbox messages listMessages shows: those of the conversation being
+   * handled, so one correspondent never sees another's mail. All by default.
+   */
+  readonly visibleMessage?: (message: MessageRecord) => boolean;
 }
 
 const makeBuiltInTool = (
@@ -112,7 +117,7 @@ const summarize = (message: MessageRecord, sender: string) =>
 
 export const makeBuiltInTools = (
   powers: Ref<GuestPowers>,
-  { onDismiss, onReply, onSend, onForget, privateNames = [] }: BuiltInToolHooks = {},
+  { onDismiss, onReply, onSend, onForget, privateNames = [], visibleMessage = () => true }: BuiltInToolHooks = {},
 ): ReadonlyMap<string, FaeTool> => {
   const isPrivate = (name: string) => privateNames.includes(name.split('/')[0]);
   /** Refuses a path into a private name, before the daemon sees it. */
@@ -280,7 +285,7 @@ export const makeBuiltInTools = (
         {},
         [],
         async () => {
-          const messages = await E(powers).listMessages();
+          const messages = (await E(powers).listMessages()).filter(visibleMessage);
           // One reverseIdentify per distinct sender, all at once.
           const senders = [...new Set(messages.map(m => m.from))];
           const names = await Promise.all(
