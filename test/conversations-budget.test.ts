@@ -95,3 +95,31 @@ test('LAL_MAX_MESSAGES=4 is an exact ceiling, also inside a turn of four tool ca
   // A short turn after long ones still opens at its own user message.
   t.is(llm.requests[11].messages.filter(m => m.role !== 'system')[0].role, 'user');
 });
+
+test('a turn that alone outgrows FAE_CONTEXT_TOKENS keeps its user message and its latest whole call/result pairs', async t => {
+  const budget = 3500;
+  const lookup = { toolCalls: [{ name: 'lookup', arguments: { petName: 'big' } }] };
+  const llm = makeScriptedProvider([lookup, lookup, lookup, lookup, { text: 'read it four times' }]);
+  const { host, nextFromFae, daemon } = await startFaeInDaemon({
+    provider: llm.provider,
+    env: { FAE_CONTEXT_TOKENS: String(budget) },
+    introducedNames: { big: 'big' },
+    prepare: async h => {
+      await E(h).storeValue('x'.repeat(2400), 'big');
+    },
+  });
+  t.teardown(() => daemon.stop());
+  await nextFromFae();
+  await E(host).send('fae', ['read big four times'], [], []);
+  t.is(messageText(await nextFromFae()), 'read it four times');
+  t.is(llm.requests.length, 5);
+  for (const request of llm.requests) {
+    t.true(estimateRequest(request.messages, request.tools) <= budget);
+    const rest = request.messages.filter(m => m.role !== 'system');
+    t.is(rest[0].content, 'Message #1 from HOST: read big four times');
+  }
+  const last = llm.requests[4].messages.filter(m => m.role !== 'system');
+  t.true(last.length < 9, 'older pairs of the turn were left out');
+  t.is(last.at(-1)?.role, 'tool');
+  t.is(last.at(-2)?.tool_calls?.[0].id, last.at(-1)?.tool_call_id);
+});

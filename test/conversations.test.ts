@@ -336,3 +336,33 @@ test('listMessages shows the model only the mail of the conversation it is handl
   t.false(listed.includes('noted'));
   t.false(listed.includes('Fae agent ready'));
 });
+
+test('a summary is stored as the start of a new generation and comes back after a restart', async t => {
+  const echo = (request: { messages: readonly { role: string; content: string }[] }) => ({
+    text: `seen ${request.messages.length}`,
+  });
+  const llm = makeScriptedProvider([echo, echo, { text: 'HOST counted to two.' }, echo, echo]);
+  const { host, fae, nextFromFae, daemon, logs } = await startFaeInDaemon({
+    provider: llm.provider,
+    env: { FAE_MAX_TRANSCRIPT: '3' },
+  });
+  t.teardown(() => daemon.stop());
+  await nextFromFae();
+  for (const text of ['one', 'two', 'three']) {
+    await E(host).send('fae', [text], [], []);
+    await nextFromFae();
+  }
+  t.true(logs.some(line => line.includes('conversation-compacted') && line.includes('turns=2')));
+  const nodes = await storedNodes(fae);
+  t.deepEqual(nodes.map(node => node.name), ['n3', 'n4']);
+  t.true(nodes[0].key.endsWith('-g2'));
+  await daemon.restart();
+  await E(host).send('fae', ['four'], [], []);
+  await nextFromFae();
+  t.deepEqual(llm.requests[4].messages.slice(1).map(m => m.content), [
+    'Summary of your earlier conversation with this correspondent:\nHOST counted to two.',
+    'Message #5 from HOST: three',
+    'seen 3',
+    'Message #7 from HOST: four',
+  ]);
+});
