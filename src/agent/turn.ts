@@ -173,9 +173,11 @@ export const runTurn = async (
     }
     logger.debug('transcript', () => transcript);
     const { schemas } = tools;
-    const request = deps.prepareRequest?.(transcript, schemas) ?? Promise.resolve(harden([...transcript]));
+    const chat = deps.prepareRequest
+      ? deps.prepareRequest(transcript, schemas).then(messages => provider.chat(messages, schemas))
+      : provider.chat(harden([...transcript]), schemas);
     // eslint-disable-next-line no-await-in-loop
-    const response = await Promise.race([request.then(messages => provider.chat(messages, schemas)), stop]);
+    const response = await Promise.race([chat, stop]);
     if (response === CANCELLED) {
       return { kind: 'cancelled', iterations: iteration, usage };
     }
