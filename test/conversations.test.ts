@@ -296,6 +296,8 @@ test('the model cannot read or touch stored conversations through its tools', as
         { name: 'lookup', arguments: { petName: 'conversations' } },
         { name: 'list', arguments: { path: 'conversations' } },
         { name: 'remove', arguments: { petName: 'conversations' } },
+        { name: 'copy', arguments: { from: 'conversations', to: 'stolen' } },
+        { name: 'send', arguments: { recipient: 'HOST', strings: ['', ''], edgeNames: ['c'], petNames: ['conversations'] } },
       ],
     },
     { text: 'done' },
@@ -309,8 +311,10 @@ test('the model cannot read or touch stored conversations through its tools', as
   await nextFromFae();
   const results = llm.requests[2].messages.filter(m => m.role === 'tool').map(m => m.content);
   t.false(results[0].includes('conversations'));
+  t.is(results.length, 6);
   for (const result of results.slice(1)) t.regex(result, /private memory of its conversations/);
   t.is((await E(fae).list('conversations')).length, 1);
+  t.false(await E(fae).has('stolen'));
 });
 
 test('listMessages shows the model only the mail of the conversation it is handling', async t => {

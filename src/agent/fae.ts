@@ -106,6 +106,8 @@ export const startFae = (
     onSend: () => {
       current.answered = true;
     },
+    logger,
+    probeTimeoutMs: config.probeTimeoutMs,
     privateNames: [CONVERSATIONS_DIRECTORY],
     // Mail from the current correspondent, and fae's own mail to them.
     visibleMessage: message =>

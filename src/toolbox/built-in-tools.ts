@@ -2,18 +2,24 @@
 // remove), its mail (send, reply, listMessages, dismiss) and adoptTool,
 // which installs a mailed tool capability under tools/. Names and
 // parameters keep upstream's; `reply` is new (answer by message number,
-// since a sender may have no pet name in fae's directory).
+// since a sender may have no pet name in fae's directory). The rest of the
+// set (lal's directory and mail tools, inspect, help) lives in
+// built-in-{directory,mail,inspection}-tools.ts.
 import { E } from '@endo/far';
 import { q } from '@endo/errors';
 import { makeExo } from '@endo/exo';
 import { FaeToolInterface } from '../tool-kit/fae-tool-interface.js';
-import type { GuestPowers, MessageRecord, Ref } from '../daemon/endo-types.js';
+import type { FaeToolMethods, GuestPowers, MessageRecord, Ref } from '../daemon/endo-types.js';
 import type { FaeTool } from './tools.js';
 import { TOOLS_DIRECTORY } from './tools.js';
 import type { JsonSchema, ToolSchema } from '../../providers/types.js';
 import { toMessageNumber } from './tool-arguments.js';
 import { readNamePath, readString, readStringArray } from './built-in-arguments.js';
 import { messageText } from '../daemon/message-format.js';
+import type { Logger } from '../logging/log.js';
+import { makeDirectoryTools } from './built-in-directory-tools.js';
+import { makeMailTools } from './built-in-mail-tools.js';
+import { makeInspectionTools } from './built-in-inspection-tools.js';
 
 type Args = Readonly<Record<string, unknown>>;
 
@@ -40,7 +46,14 @@ export interface BuiltInToolHooks {
    * handled, so one correspondent never sees another's mail. All by default.
    */
   readonly visibleMessage?: (message: MessageRecord) => boolean;
+  /** Where the outcome of a request the model sent is reported. */
+  readonly logger?: Logger;
+  /** Upper bound of a capability's answer to inspect, in ms. */
+  readonly probeTimeoutMs?: number;
 }
+
+/** The arguments of the built-ins that name something in fae's directory. */
+const PATH_ARGUMENTS = ['petName', 'path', 'from', 'to', 'recipient', 'responseName', 'petNames'];
 
 const makeBuiltInTool = (
   name: string,
@@ -117,19 +130,40 @@ const summarize = (message: MessageRecord, sender: string) =>
 
 export const makeBuiltInTools = (
   powers: Ref<GuestPowers>,
-  { onDismiss, onReply, onSend, onForget, privateNames = [], visibleMessage = () => true }: BuiltInToolHooks = {},
+  {
+    onDismiss,
+    onReply,
+    onSend,
+    logger,
+    probeTimeoutMs,
+    onForget,
+    privateNames = [],
+    visibleMessage = () => true,
+  }: BuiltInToolHooks = {},
 ): ReadonlyMap<string, FaeTool> => {
   const isPrivate = (name: string) => privateNames.includes(name.split('/')[0]);
-  /** Refuses a path into a private name, before the daemon sees it. */
-  const open = (path: readonly string[]) => {
-    if (path.length > 0 && isPrivate(path[0])) {
-      throw Error(`${q(path[0])} is fae's private memory of its conversations; no tool may read or change it`);
+  /** Refuses any name or path argument into a private name, before the daemon sees it. */
+  const refusePrivate = (value: unknown) => {
+    const names = Array.isArray(value) ? value.flat() : [value];
+    const found = names.find(name => typeof name === 'string' && isPrivate(name));
+    if (found !== undefined) {
+      throw Error(`${q(found)} is fae's private memory of its conversations; no tool may read or change it`);
     }
-    return path;
   };
-  const openAll = (names: readonly string[]) => {
-    names.forEach(name => open([name]));
-    return names;
+  const guardPrivate = ([name, tool]: readonly [string, FaeTool]): [string, FaeTool] => {
+    // Built-ins are local exos, so their methods answer synchronously.
+    const local = tool as FaeToolMethods;
+    return [
+      name,
+      makeExo(`${name}BuiltIn`, FaeToolInterface, {
+        schema: () => local.schema(),
+        help: () => local.help(),
+        execute: async (args: Args) => {
+          for (const key of PATH_ARGUMENTS) refusePrivate(args[key]);
+          return local.execute(args);
+        },
+      }),
+    ];
   };
   const tools: [string, FaeTool][] = [
     [
@@ -147,7 +181,7 @@ export const makeBuiltInTools = (
         async args =>
           args.path === undefined || args.path === null || args.path === ''
             ? (await E(powers).list()).filter(name => !isPrivate(name))
-            : E(powers).list(...open(readNamePath(args, 'path'))),
+            : E(powers).list(...readNamePath(args, 'path')),
       ),
     ],
     [
@@ -157,7 +191,7 @@ export const makeBuiltInTools = (
         'Look up the value stored under a pet name.',
         { petName: { type: 'string', description: 'The pet name (or path such as "tools/greet").' } },
         ['petName'],
-        async args => E(powers).lookup(open(readNamePath(args, 'petName'))),
+        async args => E(powers).lookup(readNamePath(args, 'petName')),
       ),
     ],
     [
@@ -174,7 +208,7 @@ export const makeBuiltInTools = (
         },
         ['value', 'petName'],
         async args => {
-          const path = open(readNamePath(args, 'petName'));
+          const path = readNamePath(args, 'petName');
           if (!('value' in args)) {
             throw Error('value is required');
           }
@@ -191,7 +225,7 @@ export const makeBuiltInTools = (
         { petName: { type: 'string', description: 'The pet name (or path) to remove.' } },
         ['petName'],
         async args => {
-          const path = open(readNamePath(args, 'petName'));
+          const path = readNamePath(args, 'petName');
           await E(powers).remove(...path);
           return `Removed ${JSON.stringify(path.join('/'))}.`;
         },
@@ -245,7 +279,7 @@ export const makeBuiltInTools = (
             recipient,
             readStringArray(args, 'strings'),
             readStringArray(args, 'edgeNames'),
-            openAll(readStringArray(args, 'petNames')),
+            readStringArray(args, 'petNames'),
           );
           onSend?.(recipient);
           return `Sent the message to ${JSON.stringify(recipient.join('/'))}.`;
@@ -270,7 +304,7 @@ export const makeBuiltInTools = (
             number,
             readStringArray(args, 'strings'),
             readStringArray(args, 'edgeNames'),
-            openAll(readStringArray(args, 'petNames')),
+            readStringArray(args, 'petNames'),
           );
           onReply?.(number);
           return `Replied to message #${number}.`;
@@ -315,8 +349,16 @@ export const makeBuiltInTools = (
       ),
     ],
   ];
+  // has, move, copy, makeDirectory, identify; adopt, request, resolve,
+  // reject (answering a request counts as a reply); inspect, help.
+  const all: (readonly [string, FaeTool])[] = [
+    ...tools,
+    ...makeDirectoryTools(powers),
+    ...makeMailTools(powers, { onAnswer: onReply, logger }),
+    ...makeInspectionTools(powers, { timeoutMs: probeTimeoutMs }),
+  ];
   if (onForget !== undefined) {
-    tools.push([
+    all.push([
       'forgetConversation',
       makeBuiltInTool(
         'forgetConversation',
@@ -330,6 +372,6 @@ export const makeBuiltInTools = (
       ),
     ]);
   }
-  return new Map(tools);
+  return new Map(privateNames.length === 0 ? all : all.map(guardPrivate));
 };
 harden(makeBuiltInTools);
