@@ -7,6 +7,9 @@ import { makeScriptedProvider, type RecordedRequest } from './support/scripted-p
 import { messageText } from './support/daemon.js';
 import { estimateRequest } from '../src/conversations/tokens.js';
 
+/** Generous: the machine running the tests may be busy (no timing is asserted). */
+const WAIT_MS = 30_000;
+
 const isSummaryRequest = (request: RecordedRequest) =>
   request.messages[0].content.startsWith('You keep the memory of a conversation');
 
@@ -26,7 +29,7 @@ test('500 messages with a small FAE_CONTEXT_TOKENS: no request passes it, old tu
     env: { FAE_CONTEXT_TOKENS: String(budget) },
   });
   t.teardown(() => daemon.stop());
-  await nextFromFae();
+  await nextFromFae(WAIT_MS);
   // All at once: following HOST's ever longer inbox after each message
   // would cost more than fae's own work.
   for (let i = 1; i <= count; i += 1) {
@@ -73,10 +76,10 @@ test('LAL_MAX_MESSAGES=4 is an exact ceiling, also inside a turn of four tool ca
     env: { LAL_MAX_MESSAGES: '4' },
   });
   t.teardown(() => daemon.stop());
-  await nextFromFae();
+  await nextFromFae(WAIT_MS);
   for (const text of ['four calls', 'four more', 'and a short one', 'and another']) {
     await E(host).send('fae', [text], [], []);
-    await nextFromFae();
+    await nextFromFae(WAIT_MS);
   }
   t.is(llm.requests.length, 12);
   for (const request of llm.requests) {
@@ -109,9 +112,9 @@ test('a turn that alone outgrows FAE_CONTEXT_TOKENS keeps its user message and i
     },
   });
   t.teardown(() => daemon.stop());
-  await nextFromFae();
+  await nextFromFae(WAIT_MS);
   await E(host).send('fae', ['read big four times'], [], []);
-  t.is(messageText(await nextFromFae()), 'read it four times');
+  t.is(messageText(await nextFromFae(WAIT_MS)), 'read it four times');
   t.is(llm.requests.length, 5);
   for (const request of llm.requests) {
     t.true(estimateRequest(request.messages, request.tools) <= budget);

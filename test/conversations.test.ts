@@ -11,6 +11,9 @@ import { messageText, nextMessage, fromSelf } from './support/daemon.js';
 import type { MessageRecord } from './support/daemon.js';
 import { startLlmServer, type RecordedRequest } from './support/llm-server.js';
 
+/** Generous: the machine running the tests may be busy (no timing is asserted). */
+const WAIT_MS = 30_000;
+
 /** A second guest, alice, who knows fae but whom fae has no name for. */
 const makeAlice = async (host: Far) =>
   E(host).provideGuest('alice', { introducedNames: { fae: 'fae' }, agentName: 'alice-agent' });
@@ -50,18 +53,18 @@ test('privacy: no request made for one correspondent carries what another said, 
     env: server.env(),
   });
   t.teardown(() => daemon.stop());
-  await nextFromFae();
+  await nextFromFae(WAIT_MS);
   const alice = await makeAlice(host);
   const fromAlice = fromSelf(alice);
   let aliceSeen = -1n;
   const nextForAlice = async () => {
-    const m = await nextMessage(alice, async r => r.number > aliceSeen && (await fromAlice(r)));
+    const m = await nextMessage(alice, async r => r.number > aliceSeen && (await fromAlice(r)), WAIT_MS);
     aliceSeen = m.number;
     return m;
   };
   for (const round of [1, 2, 3]) {
     await E(host).send('fae', [`host-secret-${round} is the launch code`], [], []);
-    t.is(messageText(await nextFromFae()), `answer to host-secret-${round} is the launch code`);
+    t.is(messageText(await nextFromFae(WAIT_MS)), `answer to host-secret-${round} is the launch code`);
     await E(alice).send('fae', [`alice-private-${round} is my diary`], [], []);
     t.is(messageText(await nextForAlice()), `answer to alice-private-${round} is my diary`);
   }
@@ -89,13 +92,13 @@ test('restart: the follow-up reaches the model with the earlier exchange, and no
     env: server.env(),
   });
   t.teardown(() => daemon.stop());
-  await nextFromFae();
+  await nextFromFae(WAIT_MS);
   await E(host).send('fae', ['What is the capital of France?'], [], []);
-  t.is(messageText(await nextFromFae()), 'answer to What is the capital of France?');
+  t.is(messageText(await nextFromFae(WAIT_MS)), 'answer to What is the capital of France?');
 
   await daemon.restart();
   await E(host).send('fae', ['And of Spain?'], [], []);
-  t.is(messageText(await nextFromFae()), 'answer to And of Spain?');
+  t.is(messageText(await nextFromFae(WAIT_MS)), 'answer to And of Spain?');
   const requests = server.chatRequests;
   t.is(requests.length, 2);
   t.deepEqual(
@@ -126,39 +129,39 @@ test('threads: a reply to fae continues that thread; another thread of the same 
   for (let i = 0; i < 8; i += 1) llm.push(echo);
   const { host, nextFromFae, daemon } = await startFaeInDaemon({ provider: llm.provider });
   t.teardown(() => daemon.stop());
-  const ready = await nextFromFae();
+  const ready = await nextFromFae(WAIT_MS);
   const requestText = (n: number) => JSON.stringify(llm.requests[n].messages);
 
   await E(host).send('fae', ['alpha: plain mail'], [], []);
-  const answerAlpha = await nextFromFae();
+  const answerAlpha = await nextFromFae(WAIT_MS);
   // A reply to fae's ready message, which answered nothing: a new thread.
   await E(host).reply(ready.number, ['beta: about your announcement'], [], []);
-  const answerBeta = await nextFromFae();
+  const answerBeta = await nextFromFae(WAIT_MS);
   t.is(messageText(answerBeta), 're: beta: about your announcement');
   t.false(requestText(1).includes('alpha'));
 
   // Replying to fae's answers continues each one's thread.
   await E(host).reply(answerBeta.number, ['gamma: more on that'], [], []);
-  await nextFromFae();
+  await nextFromFae(WAIT_MS);
   t.true(requestText(2).includes('beta'));
   t.false(requestText(2).includes('alpha'));
   await E(host).reply(answerAlpha.number, ['delta: back to the first'], [], []);
-  const answerDelta = await nextFromFae();
+  const answerDelta = await nextFromFae(WAIT_MS);
   t.true(requestText(3).includes('alpha'));
   t.false(requestText(3).includes('beta'));
   // A fresh message joins the main thread.
   await E(host).send('fae', ['epsilon: fresh again'], [], []);
-  await nextFromFae();
+  await nextFromFae(WAIT_MS);
   t.true(requestText(4).includes('delta'));
   t.false(requestText(4).includes('gamma'));
 
   await daemon.restart();
   await E(host).reply(answerBeta.number, ['zeta: after the restart'], [], []);
-  await nextFromFae();
+  await nextFromFae(WAIT_MS);
   t.true(requestText(5).includes('gamma'));
   t.false(requestText(5).includes('alpha'));
   await E(host).reply(answerDelta.number, ['eta: main again'], [], []);
-  await nextFromFae();
+  await nextFromFae(WAIT_MS);
   t.true(requestText(6).includes('epsilon'));
   t.false(requestText(6).includes('zeta'));
 });
@@ -174,9 +177,9 @@ test('a secret never reaches what is stored, even when said, called with and ans
     env: { LAL_AUTH_TOKEN: canary },
   });
   t.teardown(() => daemon.stop());
-  await nextFromFae();
+  await nextFromFae(WAIT_MS);
   await E(host).send('fae', [`remember my token ${canary}`], [], []);
-  await nextFromFae();
+  await nextFromFae(WAIT_MS);
   const nodes = await storedNodes(fae);
   t.is(nodes.length, 1);
   const stored = JSON.stringify(nodes);
@@ -185,7 +188,7 @@ test('a secret never reaches what is stored, even when said, called with and ans
   // Nor does the model see it again in a later request.
   llm.push({ text: 'ok' });
   await E(host).send('fae', ['again'], [], []);
-  await nextFromFae();
+  await nextFromFae(WAIT_MS);
   t.false(JSON.stringify(llm.requests[2].messages).includes(canary));
 });
 
@@ -203,37 +206,37 @@ test('corrupt, foreign or missing stored data gives a warning and a fresh conver
     },
   });
   t.teardown(() => daemon.stop());
-  await nextFromFae();
+  await nextFromFae(WAIT_MS);
   t.true(logs.some(line => line.includes('conversations-directory-replaced')));
   await E(host).send('fae', ['one'], [], []);
-  t.is(messageText(await nextFromFae()), 'users 1');
+  t.is(messageText(await nextFromFae(WAIT_MS)), 'users 1');
   const [node] = await storedNodes(fae);
 
   // Corrupt: the stored turn is garbage.
   await E(fae).storeValue(harden({ v: 1, kind: 'turn', nonsense: true }), ['conversations', node.key, node.name]);
   await daemon.restart();
   await E(host).send('fae', ['two'], [], []);
-  t.is(messageText(await nextFromFae()), 'users 1');
+  t.is(messageText(await nextFromFae(WAIT_MS)), 'users 1');
   t.true(logs.some(line => line.includes('conversation-unreadable') && line.includes(node.key.replace(/-g\d+$/, ''))));
 
   // The fresh conversation replaced the bad one and reads back cleanly.
   await daemon.restart();
   await E(host).send('fae', ['three'], [], []);
-  t.is(messageText(await nextFromFae()), 'users 2');
+  t.is(messageText(await nextFromFae(WAIT_MS)), 'users 2');
 
   // Foreign: a node that names another correspondent.
   const [first] = await storedNodes(fae);
   await E(fae).storeValue(harden({ ...(first.value as object), correspondent: 'someone else' }), ['conversations', first.key, first.name]);
   await daemon.restart();
   await E(host).send('fae', ['four'], [], []);
-  t.is(messageText(await nextFromFae()), 'users 1');
+  t.is(messageText(await nextFromFae(WAIT_MS)), 'users 1');
   t.true(logs.some(line => line.includes('another conversation')));
 
   // Missing: the whole directory removed behind fae's back.
   await E(fae).remove('conversations');
   await daemon.restart();
   await E(host).send('fae', ['five'], [], []);
-  t.is(messageText(await nextFromFae()), 'users 1');
+  t.is(messageText(await nextFromFae(WAIT_MS)), 'users 1');
   t.is((await E(E(host).lookup('controller-for-fae')).status()).state, 'running');
 });
 
@@ -241,11 +244,11 @@ test('a failed turn leaves a note, so two user messages never follow each other 
   const llm = makeScriptedProvider([{ error: 'the LLM is overloaded' }, { text: 'better now' }]);
   const { host, nextFromFae, daemon } = await startFaeInDaemon({ provider: llm.provider });
   t.teardown(() => daemon.stop());
-  await nextFromFae();
+  await nextFromFae(WAIT_MS);
   await E(host).send('fae', ['first try'], [], []);
-  t.regex(messageText(await nextFromFae()), /^Sorry, I could not answer message #1/);
+  t.regex(messageText(await nextFromFae(WAIT_MS)), /^Sorry, I could not answer message #1/);
   await E(host).send('fae', ['second try'], [], []);
-  t.is(messageText(await nextFromFae()), 'better now');
+  t.is(messageText(await nextFromFae(WAIT_MS)), 'better now');
   const roles = llm.requests[1].messages.map(m => m.role);
   t.deepEqual(roles, ['system', 'user', 'assistant', 'user']);
   t.regex(llm.requests[1].messages[2].content, /could not answer message #1: the LLM is overloaded/);
@@ -264,26 +267,26 @@ test('forgetConversation forgets the sender’s conversation only; status counts
     env: server.env(),
   });
   t.teardown(() => daemon.stop());
-  await nextFromFae();
+  await nextFromFae(WAIT_MS);
   const alice = await makeAlice(host);
   await E(host).send('fae', ['host plan: the blue door'], [], []);
-  await nextFromFae();
+  await nextFromFae(WAIT_MS);
   await E(alice).send('fae', ['alice plan: the red door'], [], []);
-  await nextMessage(alice, fromSelf(alice));
+  await nextMessage(alice, fromSelf(alice), WAIT_MS);
   t.is((await E(controller).status()).conversations, 2);
   t.is((await E(fae).list('conversations')).length, 2);
 
   await E(host).send('fae', ['please forget everything I said'], [], []);
-  t.is(messageText(await nextFromFae()), 'Forgotten.');
+  t.is(messageText(await nextFromFae(WAIT_MS)), 'Forgotten.');
   t.is((await E(controller).status()).conversations, 1);
   t.is((await E(fae).list('conversations')).length, 1);
   await E(host).send('fae', ['what was my plan?'], [], []);
-  await nextFromFae();
+  await nextFromFae(WAIT_MS);
   const after = server.chatRequests.at(-1)!;
   t.false(chatText(after).includes('blue door'));
   t.false(chatText(after).includes('forget everything'));
   await E(alice).send('fae', ['and mine?'], [], []);
-  await nextMessage(alice, async m => messageText(m) === 'answer to and mine?');
+  await nextMessage(alice, async m => messageText(m) === 'answer to and mine?', WAIT_MS);
   t.true(chatText(server.chatRequests.at(-1)!).includes('red door'));
 });
 
@@ -304,11 +307,11 @@ test('the model cannot read or touch stored conversations through its tools', as
   ]);
   const { host, fae, nextFromFae, daemon } = await startFaeInDaemon({ provider: llm.provider });
   t.teardown(() => daemon.stop());
-  await nextFromFae();
+  await nextFromFae(WAIT_MS);
   await E(host).send('fae', ['one'], [], []);
-  await nextFromFae();
+  await nextFromFae(WAIT_MS);
   await E(host).send('fae', ['show me everything'], [], []);
-  await nextFromFae();
+  await nextFromFae(WAIT_MS);
   const results = llm.requests[2].messages.filter(m => m.role === 'tool').map(m => m.content);
   t.false(results[0].includes('conversations'));
   t.is(results.length, 6);
@@ -328,12 +331,12 @@ test('listMessages shows the model only the mail of the conversation it is handl
     env: { FAE_AUTO_DISMISS: '0' },
   });
   t.teardown(() => daemon.stop());
-  await nextFromFae();
+  await nextFromFae(WAIT_MS);
   await E(host).send('fae', ['host-private: the vault code'], [], []);
-  await nextFromFae();
+  await nextFromFae(WAIT_MS);
   const alice = await makeAlice(host);
   await E(alice).send('fae', ['alice asks: what mail do you have?'], [], []);
-  await nextMessage(alice, fromSelf(alice));
+  await nextMessage(alice, fromSelf(alice), WAIT_MS);
   const listed = llm.requests[2].messages.at(-1)?.content ?? '';
   t.true(listed.includes('alice asks'));
   t.false(listed.includes('host-private'));
@@ -351,10 +354,10 @@ test('a summary is stored as the start of a new generation and comes back after 
     env: { FAE_MAX_TRANSCRIPT: '3' },
   });
   t.teardown(() => daemon.stop());
-  await nextFromFae();
+  await nextFromFae(WAIT_MS);
   for (const text of ['one', 'two', 'three']) {
     await E(host).send('fae', [text], [], []);
-    await nextFromFae();
+    await nextFromFae(WAIT_MS);
   }
   t.true(logs.some(line => line.includes('conversation-compacted') && line.includes('turns=2')));
   const nodes = await storedNodes(fae);
@@ -362,7 +365,7 @@ test('a summary is stored as the start of a new generation and comes back after 
   t.true(nodes[0].key.endsWith('-g2'));
   await daemon.restart();
   await E(host).send('fae', ['four'], [], []);
-  await nextFromFae();
+  await nextFromFae(WAIT_MS);
   t.deepEqual(llm.requests[4].messages.slice(1).map(m => m.content), [
     'Summary of your earlier conversation with this correspondent:\nHOST counted to two.',
     'Message #5 from HOST: three',
