@@ -9,6 +9,8 @@ import { estimateRequest } from '../src/conversations/tokens.js';
 
 /** Generous: the machine running the tests may be busy (no timing is asserted). */
 const WAIT_MS = 30_000;
+/** A whole test's bound, instead of ava's 10 s of silence. */
+const BUSY_TIMEOUT_MS = 300_000;
 
 const isSummaryRequest = (request: RecordedRequest) =>
   request.messages[0].content.startsWith('You keep the memory of a conversation');
@@ -16,6 +18,7 @@ const isSummaryRequest = (request: RecordedRequest) =>
 const padding = 'lorem ipsum dolor sit amet '.repeat(6);
 
 test('500 messages with a small FAE_CONTEXT_TOKENS: no request passes it, old turns become a summary, the question is always there', async t => {
+  t.timeout(BUSY_TIMEOUT_MS);
   const budget = 3000;
   const count = 500;
   const llm = makeScriptedProvider();
@@ -62,6 +65,7 @@ test('500 messages with a small FAE_CONTEXT_TOKENS: no request passes it, old tu
 });
 
 test('LAL_MAX_MESSAGES=4 is an exact ceiling, also inside a turn of four tool calls', async t => {
+  t.timeout(BUSY_TIMEOUT_MS);
   const llm = makeScriptedProvider();
   const turn = [
     { toolCalls: [{ name: 'list', arguments: {} }] },
@@ -100,6 +104,7 @@ test('LAL_MAX_MESSAGES=4 is an exact ceiling, also inside a turn of four tool ca
 });
 
 test('a turn that alone outgrows FAE_CONTEXT_TOKENS keeps its user message and its latest whole call/result pairs', async t => {
+  t.timeout(BUSY_TIMEOUT_MS);
   const budget = 3500;
   const lookup = { toolCalls: [{ name: 'lookup', arguments: { petName: 'big' } }] };
   const llm = makeScriptedProvider([lookup, lookup, lookup, lookup, { text: 'read it four times' }]);

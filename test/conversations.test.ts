@@ -13,6 +13,8 @@ import { startLlmServer, type RecordedRequest } from './support/llm-server.js';
 
 /** Generous: the machine running the tests may be busy (no timing is asserted). */
 const WAIT_MS = 30_000;
+/** A whole test's bound, instead of ava's 10 s of silence. */
+const BUSY_TIMEOUT_MS = 300_000;
 
 /** A second guest, alice, who knows fae but whom fae has no name for. */
 const makeAlice = async (host: Far) =>
@@ -46,6 +48,7 @@ const echoServer = async () => {
 };
 
 test('privacy: no request made for one correspondent carries what another said, either way', async t => {
+  t.timeout(BUSY_TIMEOUT_MS);
   const server = await echoServer();
   t.teardown(() => server.close());
   const { host, nextFromFae, daemon } = await startFaeInDaemon({
@@ -85,6 +88,7 @@ test('privacy: no request made for one correspondent carries what another said, 
 });
 
 test('restart: the follow-up reaches the model with the earlier exchange, and nothing is answered twice', async t => {
+  t.timeout(BUSY_TIMEOUT_MS);
   const server = await echoServer();
   t.teardown(() => server.close());
   const { host, nextFromFae, daemon, logs } = await startFaeInDaemon({
@@ -122,6 +126,7 @@ test('restart: the follow-up reaches the model with the earlier exchange, and no
 });
 
 test('threads: a reply to fae continues that thread; another thread of the same sender does not see it, also after a restart', async t => {
+  t.timeout(BUSY_TIMEOUT_MS);
   const llm = makeScriptedProvider();
   const echo = (request: { messages: readonly { role: string; content: string }[] }) => ({
     text: `re: ${request.messages.filter(m => m.role === 'user').at(-1)?.content.replace(/^Message #\d+ from [^:]*: /, '')}`,
@@ -167,6 +172,7 @@ test('threads: a reply to fae continues that thread; another thread of the same 
 });
 
 test('a secret never reaches what is stored, even when said, called with and answered', async t => {
+  t.timeout(BUSY_TIMEOUT_MS);
   const canary = 'canary-token-7f3a9c2e5b1d';
   const llm = makeScriptedProvider([
     { toolCalls: [{ name: 'lookup', arguments: { petName: canary } }] },
@@ -193,6 +199,7 @@ test('a secret never reaches what is stored, even when said, called with and ans
 });
 
 test('corrupt, foreign or missing stored data gives a warning and a fresh conversation, never a crash', async t => {
+  t.timeout(BUSY_TIMEOUT_MS);
   const echo = (request: { messages: readonly { role: string; content: string }[] }) => ({
     text: `users ${request.messages.filter(m => m.role === 'user').length}`,
   });
@@ -241,6 +248,7 @@ test('corrupt, foreign or missing stored data gives a warning and a fresh conver
 });
 
 test('a failed turn leaves a note, so two user messages never follow each other unexplained', async t => {
+  t.timeout(BUSY_TIMEOUT_MS);
   const llm = makeScriptedProvider([{ error: 'the LLM is overloaded' }, { text: 'better now' }]);
   const { host, nextFromFae, daemon } = await startFaeInDaemon({ provider: llm.provider });
   t.teardown(() => daemon.stop());
@@ -255,6 +263,7 @@ test('a failed turn leaves a note, so two user messages never follow each other 
 });
 
 test('forgetConversation forgets the sender’s conversation only; status counts what fae holds', async t => {
+  t.timeout(BUSY_TIMEOUT_MS);
   const server = await echoServer();
   t.teardown(() => server.close());
   server
@@ -291,6 +300,7 @@ test('forgetConversation forgets the sender’s conversation only; status counts
 });
 
 test('the model cannot read or touch stored conversations through its tools', async t => {
+  t.timeout(BUSY_TIMEOUT_MS);
   const llm = makeScriptedProvider([
     { text: 'first' },
     {
@@ -321,6 +331,7 @@ test('the model cannot read or touch stored conversations through its tools', as
 });
 
 test('listMessages shows the model only the mail of the conversation it is handling', async t => {
+  t.timeout(BUSY_TIMEOUT_MS);
   const llm = makeScriptedProvider([
     { text: 'noted' },
     { toolCalls: [{ name: 'listMessages', arguments: {} }] },
@@ -345,6 +356,7 @@ test('listMessages shows the model only the mail of the conversation it is handl
 });
 
 test('a summary is stored as the start of a new generation and comes back after a restart', async t => {
+  t.timeout(BUSY_TIMEOUT_MS);
   const echo = (request: { messages: readonly { role: string; content: string }[] }) => ({
     text: `seen ${request.messages.length}`,
   });
