@@ -11,6 +11,8 @@ test('defaults', t => {
     debug: false,
     maxTranscript: 1000,
     toolDiscovery: 'follow',
+    contextTokens: 32000,
+    maxMessages: undefined,
   });
 });
 

@@ -16,9 +16,9 @@ export interface FaeConfig {
   /** Log whole (redacted) transcripts (FAE_DEBUG=1). */
   readonly debug: boolean;
   /**
-   * Messages fae remembers (FAE_MAX_TRANSCRIPT): older turns are forgotten
-   * so a long-lived agent does not grow without bound. LAL_MAX_MESSAGES
-   * separately limits what one request sends.
+   * Messages one conversation keeps verbatim (FAE_MAX_TRANSCRIPT): past
+   * it, the oldest turns are folded into the summary, as when the context
+   * budget is reached (src/conversations/).
    */
   readonly maxTranscript: number;
   /**
@@ -28,12 +28,20 @@ export interface FaeConfig {
    * before the live registry.
    */
   readonly toolDiscovery: 'follow' | 'list';
+  /** Tokens one model request may carry (FAE_CONTEXT_TOKENS). */
+  readonly contextTokens: number;
+  /**
+   * Exact ceiling on the non-system messages of every request
+   * (LAL_MAX_MESSAGES), or undefined for none. Also read by providers/.
+   */
+  readonly maxMessages: number | undefined;
 }
 
 export const DEFAULT_MAX_ITERATIONS = 30;
 export const DEFAULT_TOOL_TIMEOUT_MS = 60_000;
 export const DEFAULT_PROBE_TIMEOUT_MS = 5_000;
 export const DEFAULT_MAX_TRANSCRIPT = 1_000;
+export const DEFAULT_CONTEXT_TOKENS = 32_000;
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -87,5 +95,9 @@ export const readFaeConfig = (env: Env): FaeConfig =>
     debug: readSwitch(env, 'FAE_DEBUG', false),
     maxTranscript: readPositiveInteger(env, 'FAE_MAX_TRANSCRIPT', DEFAULT_MAX_TRANSCRIPT),
     toolDiscovery: readToolDiscovery(env),
+    contextTokens: readPositiveInteger(env, 'FAE_CONTEXT_TOKENS', DEFAULT_CONTEXT_TOKENS),
+    maxMessages: env.LAL_MAX_MESSAGES?.trim()
+      ? readPositiveInteger(env, 'LAL_MAX_MESSAGES', 0)
+      : undefined,
   });
 harden(readFaeConfig);

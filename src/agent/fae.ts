@@ -9,10 +9,11 @@ import { E } from '@endo/far';
 import { makeExo } from '@endo/exo';
 import { M } from '@endo/patterns';
 import { makePromiseKit } from '@endo/promise-kit';
-import type { ChatMessage, Provider } from '../../providers/types.js';
-import type { CapletContext, GuestPowers, Ref } from '../daemon/endo-types.js';
+import type { Provider } from '../../providers/types.js';
+import type { CapletContext, GuestPowers, MessageRecord, Ref } from '../daemon/endo-types.js';
 import type { InboxMessage } from '../daemon/adapter.js';
 import { makeDaemonAdapter } from '../daemon/adapter.js';
+import { formulaIdOf } from '../daemon/dialect.js';
 import { readFaeConfig } from './config.js';
 import { makeEnvRedactor } from '../logging/redact.js';
 import { makeLogger } from '../logging/log.js';
@@ -23,7 +24,8 @@ import { moveIntroducedTools } from '../toolbox/introduced-tools.js';
 import { formatIncomingMessage } from '../daemon/message-format.js';
 import { FAE_SYSTEM_PROMPT } from './system-prompt.js';
 import { runTurn } from './turn.js';
-import { truncateMessages } from '../../providers/truncate.js';
+import { makeConversations } from '../conversations/conversations.js';
+import { CONVERSATIONS_DIRECTORY } from '../conversations/store.js';
 import type { TurnSignals } from './inbox.js';
 import { followInbox, turnCancellation } from './inbox.js';
 import { whenCancelled } from './cancellation.js';
@@ -36,6 +38,12 @@ export interface StartFaeOptions {
   readonly provider: Provider;
   /** Where log lines go; console.log by default. */
   readonly write?: (line: string) => void;
+  /**
+   * Who a message is from, selecting its conversation: the sender's id by
+   * default (a formula id on the Feb daemon). A daemon adapter may hand in
+   * a normalized raw id for locators.
+   */
+  readonly correspondentOf?: (message: MessageRecord) => string;
 }
 
 export const READY_TEXT = 'Fae agent ready.';
@@ -51,7 +59,9 @@ type State = 'starting' | 'running' | 'stopped' | 'failed';
 export const startFae = (
   powers: Ref<GuestPowers>,
   context: Ref<CapletContext>,
-  { env, provider, write }: StartFaeOptions,
+  // The sender's raw id: the same for a raw id and for locators of either
+  // syntax, with or without hints, so one sender is one correspondent.
+  { env, provider, write, correspondentOf = message => formulaIdOf(message.from) ?? message.from }: StartFaeOptions,
 ) => {
   const config = readFaeConfig(env);
   const redact = makeEnvRedactor(env);
@@ -69,7 +79,22 @@ export const startFae = (
   let outputTokens = 0;
   let lastError = '';
 
-  const transcript: ChatMessage[] = [{ role: 'system', content: FAE_SYSTEM_PROMPT }];
+  // One private conversation per correspondent and thread (src/conversations/).
+  const conversations = makeConversations(powers, {
+    provider,
+    limits: config,
+    systemPrompt: FAE_SYSTEM_PROMPT,
+    redact,
+    logger,
+    onUsage: (input, output) => {
+      inputTokens += input;
+      outputTokens += output;
+    },
+  });
+  const meteredProvider = conversations.meter(provider);
+  let currentCorrespondent: string | undefined;
+  /** fae's own handle id, once known: its sent copies carry it in `from`. */
+  let ownId: string | undefined;
   const callIdPrefix = Math.random().toString(36).slice(2, 8);
   let callCount = 0;
   const makeCallId = () => {
@@ -94,6 +119,15 @@ export const startFae = (
     onNameChanged: path => registry.noteChanged(path),
     logger,
     probeTimeoutMs: config.probeTimeoutMs,
+    privateNames: [CONVERSATIONS_DIRECTORY],
+    // Mail from the current correspondent, and fae's own mail to them.
+    visibleMessage: message =>
+      currentCorrespondent !== undefined &&
+      (formulaIdOf(message.from) === ownId
+        ? correspondentOf({ ...message, from: message.to }) === currentCorrespondent
+        : correspondentOf(message) === currentCorrespondent),
+    onForget: async () =>
+      currentCorrespondent === undefined ? 0 : conversations.forget(currentCorrespondent),
   });
   // Follows tools/ (or lists it each step with FAE_TOOL_DISCOVERY=list).
   const registry = makeToolRegistry(powers, builtIns, {
@@ -128,34 +162,45 @@ export const startFae = (
   const handleMessage = async (message: InboxMessage, signals: TurnSignals) => {
     const { number } = message;
     current = { number, answered: false, dismissed: false };
+    const correspondent = correspondentOf(message);
+    currentCorrespondent = correspondent;
     const [sender, tools] = await Promise.all([describeSender(message.from), discover()]);
     logger.event('message-received', { message: number, from: sender, type: message.type });
     // A revision before the answer stops the turn; it is redone on the final text.
     const stop = turnCancellation(cancelled, signals, () => current.answered);
-    const mark = transcript.length;
-    transcript.push(harden({ role: 'user', content: formatIncomingMessage(message, sender) }));
     // A turn cut short by cancellation is not handled: after a restart
     // the message is replayed, so it must not be dismissed.
     let finished = true;
+    let turn: Awaited<ReturnType<typeof conversations.open>>;
     try {
-      const outcome = await runTurn(transcript, tools, {
-        provider,
+      turn = await conversations.open(message, correspondent, formatIncomingMessage(message, sender));
+      if (turn === undefined) {
+        // Stored before a restart came between it and its dismissal.
+        logger.event('message-already-handled', { message: number });
+        handledMessages += 1;
+        return;
+      }
+      const outcome = await runTurn(turn.messages, tools, {
+        provider: meteredProvider,
         discover,
         limits: config,
         cancelled: stop.cancelled,
         makeCallId,
         logger,
         messageNumber: number,
+        prepareRequest: turn.prepareRequest,
       });
       if (outcome.kind === 'cancelled') {
         finished = false;
+        turn.abandon();
         if (stop.revised()) {
-          transcript.splice(mark);
           logger.event('turn-abandoned', { message: number, reason: 'revised' });
           return false;
         }
         return undefined;
       }
+      // Counted before answering, so status() agrees with what was answered.
+      handledMessages += 1;
       inputTokens += outcome.usage.inputTokens;
       outputTokens += outcome.usage.outputTokens;
       logger.event('turn-finished', {
@@ -167,27 +212,26 @@ export const startFae = (
       });
       if (outcome.kind === 'limit') {
         logger.warn('turn-limit', { message: number, iterations: outcome.iterations });
-        await answer(
-          number,
-          `I stopped working on message #${number} after ${outcome.iterations} model calls without finishing (the limit is FAE_MAX_ITERATIONS=${config.maxIterations}). Please send a simpler or more specific request.`,
-        );
+        const text = `I stopped working on message #${number} after ${outcome.iterations} model calls without finishing (the limit is FAE_MAX_ITERATIONS=${config.maxIterations}). Please send a simpler or more specific request.`;
+        await Promise.all([turn.finish(text), answer(number, text)]);
       } else if (!current.answered && outcome.content !== '') {
         // The model answered in plain text: deliver it to the sender.
         const note = outcome.cutOff
           ? '\n\n(This answer was cut off at the output limit, LAL_MAX_TOKENS.)'
           : '';
-        await answer(number, `${outcome.content}${note}`);
+        await Promise.all([turn.finish(), answer(number, `${outcome.content}${note}`)]);
+      } else {
+        await turn.finish();
       }
     } catch (error) {
       const reason = redact(error instanceof Error ? error.message : String(error));
       lastError = reason;
       logger.warn('turn-failed', { message: number, error: reason });
-      await answer(number, `Sorry, I could not answer message #${number}: ${reason}`);
+      const text = `Sorry, I could not answer message #${number}: ${reason}`;
+      handledMessages += 1;
+      await Promise.all([turn?.finish(text), answer(number, text)]);
     } finally {
-      // Forget the oldest turns past the cap, cutting at a user turn.
-      const kept = truncateMessages(transcript, config.maxTranscript);
-      if (kept !== transcript) transcript.splice(0, transcript.length, ...kept);
-      if (finished) handledMessages += 1;
+      currentCorrespondent = undefined;
       if (finished && config.autoDismiss && !current.dismissed) {
         // Handled messages are dismissed so a restart does not replay them.
         await E(powers).dismiss(number).catch(() => {});
@@ -199,7 +243,9 @@ export const startFae = (
     const [daemon, firstStart] = await Promise.all([
       daemonAdapter,
       provideToolsDirectory(powers, logger),
+      conversations.start(),
     ]);
+    ownId = daemon.selfId;
     await moveIntroducedTools(powers, { probeTimeoutMs: config.probeTimeoutMs, logger });
     // After tools/ exists and the introduced tools are in it, so the first
     // message finds them without listing.
@@ -214,6 +260,7 @@ export const startFae = (
     await followInbox(daemon, {
       cancelled,
       onMessage: handleMessage,
+      onOwnMessage: conversations.noteOwnMessage,
       onIgnoredEdit: message => logger.event('edit-ignored', { message: message.number }),
     });
     state = 'stopped';
@@ -235,6 +282,7 @@ export const startFae = (
       provider: provider.kind,
       model: provider.model,
       lastError,
+      ...conversations.status(),
     });
 
   return makeExo('Fae', FaeInterface, {

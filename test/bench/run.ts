@@ -4,10 +4,12 @@
 // the local daemon with a fixed latency per call.
 import { run as tools } from './tools.js';
 import { run as registry } from './registry.js';
+import { benchConversations as conversations } from './conversations.js';
 
 const BENCHES: readonly (readonly [string, () => Promise<void>])[] = [
   ['tools', tools],
   ['registry', registry],
+  ['conversations', conversations],
 ];
 
 const main = async () => {
@@ -20,7 +22,6 @@ const main = async () => {
     if (wanted.length > 0 && !wanted.includes(name)) continue;
     console.log(`\n## ${name}`);
     // One bench at a time: they would skew each other's timings.
-     
     await bench();
   }
 };
