@@ -291,13 +291,10 @@ export const makeBuiltInTools = (
       'send',
       makeBuiltInTool(
         'send',
-        'Send a message to your host or to another agent you have a pet name for, optionally attaching capabilities from your directory.',
+        'Send a message to HOST or to another agent you have a pet name for, optionally attaching capabilities from your directory.',
         {
-          recipient: {
-            type: 'string',
-            description:
-              'Who to send to: your host, written "@host" or "HOST" (either spelling works on every daemon), or a pet name.',
-          },
+          // Either spelling of the host's name works on every daemon (adapter.path).
+          recipient: { type: 'string', description: 'Who to send to: "HOST" or a pet name.' },
           strings: STRINGS,
           edgeNames: EDGE_NAMES,
           petNames: PET_NAMES,
