@@ -74,7 +74,7 @@ test('running setup again neither fails nor starts a second fae', async t => {
     [
       'setup:',
       '  fae: guest already present, left as it is',
-      '  controller-for-fae: already running, left as it is (to change its settings, cancel and remove controller-for-fae, then run this again)',
+      '  controller-for-fae: already running, left as it is (to change its settings, run "npm run setup-replace" with the new ones)',
       '  controller-for-fae: already pinned',
     ].join('\n'),
   );

@@ -8,6 +8,7 @@
 import { E } from '@endo/far';
 import { makeLocalDaemon } from '../local-daemon/index.js';
 import { makeRefIterator } from '../daemon/ref-iterator.js';
+import { formulaIdOf } from '../daemon/dialect.js';
 import { messageText } from '../daemon/message-format.js';
 import type { MessageRecord } from '../daemon/endo-types.js';
 import {
@@ -18,9 +19,10 @@ import {
   FS_TOOLS,
   type FaeSetupConfig,
   type ToolCaplet,
-  provideFae,
-  provideToolCaplets,
 } from '../provisioning/provisioning.js';
+import { inspectHost } from '../provisioning/host-state.js';
+import { provideToolCaplets } from '../provisioning/tool-caplets.js';
+import { provideFae, retireFae, startFae } from '../provisioning/fae-caplet.js';
 import type { PendingAnswers } from './pending.js';
 
 /** The tools the user can mail to fae with /give. */
@@ -69,25 +71,34 @@ export const startChatSession = async ({
   const host: Far = await daemon.host;
   let stopping = false;
 
-  // Sequential: both create caplets in the MAIN worker, which the first
-  // call creates; concurrent calls would each create a worker of that name.
-  await provideToolCaplets(host, EXAMPLE_TOOLS);
-  await provideToolCaplets(host, FS_TOOLS, harden({ FAE_CWD: root }));
-  await provideFae(host, config);
+  // The host is read once, as a setup script does; its dialect gives the
+  // special names the lookups below use.
+  const state = await inspectHost(host);
+  const { names } = state;
+  await Promise.all([
+    provideToolCaplets(host, EXAMPLE_TOOLS, {}, state),
+    provideToolCaplets(host, FS_TOOLS, harden({ FAE_CWD: root }), state),
+  ]);
+  await provideFae(host, config, [], state);
   // Held, not looked up again: a lookup of a cancelled caplet's name
   // would make it anew.
   let controller: Far | undefined = await E(host).lookup(FAE_CONTROLLER_NAME);
 
   const [selfId, faeId] = (await Promise.all([
-    E(host).identify('SELF'),
+    E(host).identify(names.self),
     E(host).identify(FAE_GUEST_NAME),
   ])) as [string, string];
 
-  const nameOf = async (id: string): Promise<string> => {
+  // Messages name their parties by raw id (feb) or by locator (may, aug);
+  // identify and reverseIdentify deal in raw ids on every generation.
+  const rawId = (idOrLocator: string) => formulaIdOf(idOrLocator) ?? idOrLocator;
+
+  const nameOf = async (idOrLocator: string): Promise<string> => {
+    const id = rawId(idOrLocator);
     if (id === selfId) return 'you';
     if (id === faeId) return FAE_GUEST_NAME;
-    const names = (await E(host).reverseIdentify(id).catch(() => [])) as string[];
-    return names[0] ?? 'someone';
+    const petNames = (await E(host).reverseIdentify(id).catch(() => [])) as string[];
+    return petNames[0] ?? 'someone';
   };
 
   const view = async (record: MessageRecord): Promise<MailView> => {
@@ -103,8 +114,8 @@ export const startChatSession = async ({
     for await (const record of inbox) {
       if (seen.has(record.number)) continue;
       seen.add(record.number);
-      if (record.from === selfId) {
-        if (record.to === faeId && record.messageId !== undefined) pending.ownCopy(record.messageId);
+      if (rawId(record.from) === selfId) {
+        if (rawId(record.to) === faeId && record.messageId !== undefined) pending.ownCopy(record.messageId);
         continue;
       }
       const answersUser = pending.incoming(record.replyTo);
@@ -173,11 +184,12 @@ export const startChatSession = async ({
      */
     reset: async () => {
       controller = undefined;
-      await E(host).cancel(FAE_CONTROLLER_NAME);
-      await E(host).remove(FAE_CONTROLLER_NAME);
+      // Unpinned before it is cancelled, as setup-replace does: a pinned
+      // fae that is cancelled is revived.
+      await retireFae(host, await inspectHost(host));
       await E(E(host).lookup(FAE_AGENT_NAME)).dismissAll();
       pending.clear();
-      await provideFae(host, config);
+      await startFae(host, config, names);
       controller = await E(host).lookup(FAE_CONTROLLER_NAME);
     },
 
