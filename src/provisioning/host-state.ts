@@ -31,15 +31,15 @@ const describeProblem = (error: unknown) => (error instanceof Error ? error.mess
  */
 export const inspectHost = async (host: HostRef): Promise<HostState> => {
   // Independent reads: they go out together.
-  const [dialect, listed, controllerId] = await Promise.all([
-    detectDialect(host),
-    (E(host).list() as Promise<readonly string[]>).catch((error: unknown) => {
-      throw Error(
-        `Cannot read the names of the host (${describeProblem(error)}); run the script with the host's powers, as in "endo run --UNCONFINED dist/setup.js --powers AGENT"; nothing was created`,
-      );
-    }),
+  const reads = Promise.all([
+    E(host).list() as Promise<readonly string[]>,
     E(host).identify(FAE_CONTROLLER_NAME) as Promise<string | undefined>,
-  ]);
+  ]).catch((error: unknown) => {
+    throw Error(
+      `Cannot read the names of the host (${describeProblem(error)}); run the script with the host's powers, as in "endo run --UNCONFINED dist/setup.js --powers AGENT"; nothing was created`,
+    );
+  });
+  const [dialect, [listed, controllerId]] = await Promise.all([detectDialect(host), reads]);
   const names = specialNames(dialect);
   const bound = new Set(listed);
   const missing = [names.main, names.pins, names.none].filter(name => !bound.has(name));
