@@ -12,13 +12,14 @@ import {
 } from './src/provisioning/provisioning.js';
 import { inspectHost } from './src/provisioning/host-state.js';
 import { provideToolCaplets } from './src/provisioning/tool-caplets.js';
-import { provideFae } from './src/provisioning/fae-caplet.js';
+import { checkFaeGuest, provideFae } from './src/provisioning/fae-caplet.js';
 
 export const setupWithTools = async (host: HostRef, env: Env = process.env) => {
   // The settings and every name both steps need are checked before the
   // tools are made, so a bad setting or a missing name creates nothing.
   const config = readFaeSetupConfig(env);
   const state = await inspectHost(host);
+  checkFaeGuest(state);
   const toolLines = await provideToolCaplets(host, EXAMPLE_TOOLS, {}, state);
   const names = EXAMPLE_TOOLS.map(tool => tool.petName);
   const faeLines = await provideFae(host, config, names, state);

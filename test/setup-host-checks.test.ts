@@ -139,3 +139,16 @@ test('setup-replace unpins fae before it cancels it: a pinned fae that is cancel
     ['copy', ['controller-for-fae'], [pins, 'controller-for-fae']],
   ]);
 });
+
+test("fae's guest without its powers stops setup-with-tools before any tool is made", async t => {
+  const { llm, host } = await start(t);
+  await E(host).provideGuest('fae', { agentName: 'profile-for-fae' });
+  await E(host).remove('profile-for-fae');
+  const watched = await forwardingHost(host);
+  await t.throwsAsync(setupWithTools(watched.host, llm.env()), {
+    message:
+      '"fae" exists but "profile-for-fae" does not, so fae\'s powers cannot be found; remove "fae" (or use a fresh daemon) and run this again',
+  });
+  t.deepEqual(watched.changes(), []);
+  t.false(await E(host).has('greet-tool'));
+});

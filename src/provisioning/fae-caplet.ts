@@ -108,10 +108,19 @@ export const startFae = async (
 };
 harden(startFae);
 
-const noPowersError = () =>
-  Error(
-    `${q(FAE_GUEST_NAME)} exists but ${q(FAE_AGENT_NAME)} does not, so fae's powers cannot be found; remove ${q(FAE_GUEST_NAME)} (or use a fresh daemon) and run this again`,
-  );
+/**
+ * Throws, before anything is made, when fae's guest exists without its
+ * powers: makeUnconfined with an unbound powersName would quietly make a
+ * new, empty guest for fae instead of using this one.
+ */
+export const checkFaeGuest = (state: HostState) => {
+  if (state.bound.has(FAE_GUEST_NAME) && !state.bound.has(FAE_AGENT_NAME)) {
+    throw Error(
+      `${q(FAE_GUEST_NAME)} exists but ${q(FAE_AGENT_NAME)} does not, so fae's powers cannot be found; remove ${q(FAE_GUEST_NAME)} (or use a fresh daemon) and run this again`,
+    );
+  }
+};
+harden(checkFaeGuest);
 
 /**
  * Provisions fae: the guest (with `introduced` host names given to it under
@@ -131,11 +140,9 @@ export const provideFae = async (
   builtModuleUrl('agent.js');
   const inspected = state ?? (await inspectHost(host));
   const { bound, names } = inspected;
+  checkFaeGuest(inspected);
   const lines: string[] = [];
   if (bound.has(FAE_GUEST_NAME)) {
-    // makeUnconfined with an unbound powersName would quietly make a new,
-    // empty guest for fae instead of using this one.
-    if (!bound.has(FAE_AGENT_NAME)) throw noPowersError();
     lines.push(`${FAE_GUEST_NAME}: guest already present, left as it is`);
     if (introduced.length > 0) {
       lines.push(
@@ -188,7 +195,7 @@ export const replaceFae = async (
       `There is no fae to replace: this host has no ${q(FAE_GUEST_NAME)}; nothing was changed. Provision it with "npm run setup" (or setup-with-tools)`,
     );
   }
-  if (!inspected.bound.has(FAE_AGENT_NAME)) throw noPowersError();
+  checkFaeGuest(inspected);
   const lines = [`${FAE_GUEST_NAME}: guest kept, with its directory, tools and unanswered mail`];
   lines.push(...(await retireFae(host, inspected)));
   lines.push(...(await startFae(host, config, inspected.names)));
