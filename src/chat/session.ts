@@ -1,14 +1,16 @@
-// The chat's daemon side: an in-process local daemon whose root host is
-// the user, provisioned exactly as the setup scripts provision a real one
-// (src/provisioning.ts): the example and filesystem tool caplets in the
-// host's inventory, the guest `fae` with powers `profile-for-fae`, and the
-// caplet `controller-for-fae` running the built dist/agent.js through
-// makeUnconfined with the user's LAL_*/FAE_* settings as env. Then it
-// follows the host's inbox and hands every message from fae to the screen.
+// The chat's daemon side: an in-process local daemon, speaking the chosen
+// generation's dialect, whose root host is the user, provisioned exactly as
+// the setup scripts provision a real one (src/provisioning/): the host is
+// read first (its dialect gives the special names), then the example and
+// filesystem tool caplets go in the host's inventory, the guest `fae` gets
+// powers `profile-for-fae`, and the caplet `controller-for-fae` runs the
+// built dist/agent.js through makeUnconfined with the user's LAL_*/FAE_*
+// settings as env. Then it follows the host's inbox and hands every message
+// from fae to the screen.
 import { E } from '@endo/far';
-import { makeLocalDaemon } from '../local-daemon/index.js';
+import { type LocalDaemonOptions, makeLocalDaemon } from '../local-daemon/index.js';
 import { makeRefIterator } from '../daemon/ref-iterator.js';
-import { formulaIdOf } from '../daemon/dialect.js';
+import { type Dialect, formulaIdOf } from '../daemon/dialect.js';
 import { messageText } from '../daemon/message-format.js';
 import type { MessageRecord } from '../daemon/endo-types.js';
 import {
@@ -46,6 +48,8 @@ export interface ToolView {
 }
 
 export interface SessionOptions {
+  /** The daemon generation the local host speaks. */
+  readonly dialect: Dialect;
   readonly config: FaeSetupConfig;
   /** The filesystem tools' root (FAE_CWD for their caplets). */
   readonly root: string;
@@ -61,13 +65,14 @@ export interface SessionOptions {
 type Far = any;
 
 export const startChatSession = async ({
+  dialect,
   config,
   root,
   pending,
   onMail,
   onFollowError = () => {},
 }: SessionOptions) => {
-  const daemon = makeLocalDaemon();
+  const daemon = makeLocalDaemon({ dialect } as LocalDaemonOptions);
   const host: Far = await daemon.host;
   let stopping = false;
 
