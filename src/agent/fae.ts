@@ -84,6 +84,8 @@ export const startFae = (
     onSend: () => {
       current.answered = true;
     },
+    logger,
+    probeTimeoutMs: config.probeTimeoutMs,
   });
   const reported = new Set<string>();
   const discover = () =>

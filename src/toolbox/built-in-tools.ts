@@ -2,7 +2,9 @@
 // remove), its mail (send, reply, listMessages, dismiss) and adoptTool,
 // which installs a mailed tool capability under tools/. Names and
 // parameters keep upstream's; `reply` is new (answer by message number,
-// since a sender may have no pet name in fae's directory).
+// since a sender may have no pet name in fae's directory). The rest of the
+// set (lal's directory and mail tools, inspect, help) lives in
+// built-in-{directory,mail,inspection}-tools.ts.
 import { E } from '@endo/far';
 import { makeExo } from '@endo/exo';
 import { FaeToolInterface } from '../tool-kit/fae-tool-interface.js';
@@ -13,6 +15,10 @@ import type { JsonSchema, ToolSchema } from '../../providers/types.js';
 import { toMessageNumber } from './tool-arguments.js';
 import { readNamePath, readString, readStringArray } from './built-in-arguments.js';
 import { messageText } from '../daemon/message-format.js';
+import type { Logger } from '../logging/log.js';
+import { makeDirectoryTools } from './built-in-directory-tools.js';
+import { makeMailTools } from './built-in-mail-tools.js';
+import { makeInspectionTools } from './built-in-inspection-tools.js';
 
 type Args = Readonly<Record<string, unknown>>;
 
@@ -23,6 +29,10 @@ export interface BuiltInToolHooks {
   readonly onReply?: (number: bigint) => void;
   /** Told of every successful send(), with its recipient. */
   readonly onSend?: (recipient: readonly string[]) => void;
+  /** Where the outcome of a request the model sent is reported. */
+  readonly logger?: Logger;
+  /** Upper bound of a capability's answer to inspect, in ms. */
+  readonly probeTimeoutMs?: number;
 }
 
 const makeBuiltInTool = (
@@ -100,7 +110,7 @@ const summarize = (message: MessageRecord, sender: string) =>
 
 export const makeBuiltInTools = (
   powers: Ref<GuestPowers>,
-  { onDismiss, onReply, onSend }: BuiltInToolHooks = {},
+  { onDismiss, onReply, onSend, logger, probeTimeoutMs }: BuiltInToolHooks = {},
 ): ReadonlyMap<string, FaeTool> => {
   const tools: [string, FaeTool][] = [
     [
@@ -286,6 +296,13 @@ export const makeBuiltInTools = (
       ),
     ],
   ];
-  return new Map(tools);
+  // has, move, copy, makeDirectory, identify; adopt, request, resolve,
+  // reject (answering a request counts as a reply); inspect, help.
+  return new Map([
+    ...tools,
+    ...makeDirectoryTools(powers),
+    ...makeMailTools(powers, { onAnswer: onReply, logger }),
+    ...makeInspectionTools(powers, { timeoutMs: probeTimeoutMs }),
+  ]);
 };
 harden(makeBuiltInTools);
