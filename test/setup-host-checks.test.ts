@@ -10,14 +10,12 @@ import { setupReplace } from '../setup-replace.js';
 import { setup } from '../setup.js';
 import { setupFsTools } from '../setup-fs-tools.js';
 import { specialNames as namesOf } from '../src/daemon/dialect.js';
-import { makeLocalDaemon } from './support/daemon.js';
+import { dialect, makeLocalDaemon, specialNames } from './support/daemon.js';
 import { startLlmServer } from './support/llm-server.js';
 
 // `any`: the daemon's objects are remote references.
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Far = any;
-
-const specialNames = () => namesOf('feb');
 
 /** The calls that change a host. */
 const CHANGES = ['provideGuest', 'makeUnconfined', 'copy', 'move', 'remove', 'cancel', 'write', 'storeIdentifier'];
@@ -27,15 +25,17 @@ interface ForwardingOptions {
   readonly hide?: readonly string[];
   /** Extra methods, so that the host looks like another generation. */
   readonly extra?: readonly string[];
+  /** Methods left out, for the same reason. */
+  readonly drop?: readonly string[];
 }
 
 /** A host that forwards every call to `host` and records it. */
-const forwardingHost = async (host: Far, { hide = [], extra = [] }: ForwardingOptions = {}) => {
+const forwardingHost = async (host: Far, { hide = [], extra = [], drop = [] }: ForwardingOptions = {}) => {
   const calls: [string, ...unknown[]][] = [];
   const names = (await E(host).__getMethodNames__()) as (string | symbol)[];
   const methods: Record<string, (...args: unknown[]) => unknown> = {};
   for (const name of names) {
-    if (typeof name !== 'string' || name.startsWith('__')) continue;
+    if (typeof name !== 'string' || name.startsWith('__') || drop.includes(name)) continue;
     methods[name] = (...args: unknown[]) => {
       calls.push([name, ...args]);
       return E(host)[name](...args);
@@ -67,25 +67,33 @@ const start = async (t: { teardown: (f: () => Promise<void>) => void }) => {
 
 test('a host without the pins directory gets nothing from setup-with-tools: no tool, no guest, no worker', async t => {
   const { llm, host } = await start(t);
-  const { pins } = specialNames();
+  const { pins } = specialNames;
   const disguised = await forwardingHost(host, { hide: [pins] });
   const before = await E(host).list();
   await t.throwsAsync(setupWithTools(disguised.host, llm.env()), {
-    message: new RegExp(`^This Endo daemon speaks the feb dialect but its host has no "${pins}" \\(it has \\[.*\\]\\); nothing was created$`),
+    message: new RegExp(`^This Endo daemon speaks the ${dialect} dialect but its host has no "${pins}" \\(it has \\[.*\\]\\); nothing was created$`),
   });
   t.deepEqual(disguised.changes(), []);
   t.deepEqual(await E(host).list(), before);
 });
 
-test('names of the wrong generation are found out before anything is made (a host that looks newer than its names)', async t => {
+test('names of the wrong generation are found out before anything is made', async t => {
   const { llm, host } = await start(t);
-  // Looks like a May host (storeIdentifier, no editMessage) but has the
-  // February names: what the old scripts met, the other way round.
-  const disguised = await forwardingHost(host, { extra: ['storeIdentifier'] });
+  // The host claims the methods of another generation but has its own
+  // names: what the old scripts met on the newer daemons, turned round.
+  const claimed = dialect === 'feb' ? 'may' : 'feb';
+  const disguised = await forwardingHost(
+    host,
+    dialect === 'feb' ? { extra: ['storeIdentifier'] } : { extra: ['write'], drop: ['storeIdentifier', 'editMessage'] },
+  );
+  const wanted = namesOf(claimed);
+  const missing = [wanted.main, wanted.pins, wanted.none].map(name => `"${name}"`).join(', ');
   const before = await E(host).list();
   for (const script of [() => setup(disguised.host, llm.env()), () => setupFsTools(disguised.host, {}, '/')]) {
     await t.throwsAsync(script(), {
-      message: /^This Endo daemon speaks the may dialect but its host has no "@main", "@pins", "@none" \(it has \[.*"PINS".*\]\); nothing was created$/,
+      message: new RegExp(
+        `^This Endo daemon speaks the ${claimed} dialect but its host has no ${missing} \\(it has \\[.*"${specialNames.pins}".*\\]\\); nothing was created$`,
+      ),
     });
   }
   t.deepEqual(disguised.changes(), []);
@@ -116,7 +124,7 @@ test('all the checks go out together, before the first change', async t => {
   await setupWithTools(watched.host, llm.env());
   const firstChange = watched.calls.findIndex(([name]) => CHANGES.includes(name));
   const reads = watched.calls.slice(0, firstChange).map(([name, ...args]) => [name, ...args]);
-  const { pins } = specialNames();
+  const { pins } = specialNames;
   t.deepEqual(reads, [
     ['list'],
     ['identify', 'controller-for-fae'],
@@ -129,7 +137,7 @@ test('setup-replace unpins fae before it cancels it: a pinned fae that is cancel
   await setup(host, llm.env());
   const watched = await forwardingHost(host);
   await setupReplace(watched.host, llm.env({ LAL_MODEL: 'other' }));
-  const { main, pins } = specialNames();
+  const { main, pins } = specialNames;
   const steps = watched.changes().map(([name, ...args]) => (name === 'makeUnconfined' ? [name, args[0]] : [name, ...args]));
   t.deepEqual(steps, [
     ['remove', pins, 'controller-for-fae'],

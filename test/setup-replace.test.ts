@@ -11,8 +11,7 @@ import { main, setupReplace } from '../setup-replace.js';
 import { setup } from '../setup.js';
 import { setupWithTools } from '../setup-with-tools.js';
 import { type HostPowers, builtModuleUrl } from '../src/provisioning/provisioning.js';
-import { specialNames as namesOf } from '../src/daemon/dialect.js';
-import { makeLocalDaemon, messageText, nextMessage, fromSelf } from './support/daemon.js';
+import { dialect, makeLocalDaemon, messageText, nextMessage, fromSelf, specialNames } from './support/daemon.js';
 import { type LlmServer, type RecordedRequest, startLlmServer } from './support/llm-server.js';
 
 // `any`: the daemon's objects are remote references.
@@ -21,10 +20,8 @@ type Far = any;
 
 const TOOL_NAMES = ['greet-tool', 'math-tool', 'timestamp-tool'];
 
-const specialNames = () => namesOf('feb');
-
 /** The pin as setup's report names it (the CLI's path syntax). */
-const pinLabel = () => `${specialNames().pins}${specialNames().pins === 'PINS' ? '.' : '/'}controller-for-fae`;
+const pinLabel = () => `${specialNames.pins}${dialect === 'feb' ? '.' : '/'}controller-for-fae`;
 
 const start = async (t: { teardown: (f: () => Promise<void>) => void }) => {
   const daemon = makeLocalDaemon();
@@ -63,9 +60,8 @@ const countFrom = async (host: Far, text: string) => {
 };
 
 const pinnedAndNamed = async (host: Far) => {
-  const names = specialNames();
   return Promise.all([
-    E(host).identify(names.pins, 'controller-for-fae'),
+    E(host).identify(specialNames.pins, 'controller-for-fae'),
     E(host).identify('controller-for-fae'),
   ]);
 };
@@ -165,7 +161,7 @@ test('setup unpins a second fae that runs beside controller-for-fae, and pins co
   await waitFor(host, 'Fae agent ready.');
   // A second fae made under the same name, as running setup again did
   // before setup checked names: the pin still holds the first one.
-  await E(host).makeUnconfined(specialNames().main, builtModuleUrl('agent.js'), {
+  await E(host).makeUnconfined(specialNames.main, builtModuleUrl('agent.js'), {
     powersName: 'profile-for-fae',
     resultName: 'controller-for-fae',
     env: newLlm.env({ LAL_MODEL: 'new-model' }),

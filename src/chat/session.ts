@@ -8,7 +8,7 @@
 // settings as env. Then it follows the host's inbox and hands every message
 // from fae to the screen.
 import { E } from '@endo/far';
-import { type LocalDaemonOptions, makeLocalDaemon } from '../local-daemon/index.js';
+import { makeLocalDaemon } from '../local-daemon/index.js';
 import { makeRefIterator } from '../daemon/ref-iterator.js';
 import { type Dialect, formulaIdOf } from '../daemon/dialect.js';
 import { messageText } from '../daemon/message-format.js';
@@ -72,7 +72,7 @@ export const startChatSession = async ({
   onMail,
   onFollowError = () => {},
 }: SessionOptions) => {
-  const daemon = makeLocalDaemon({ dialect } as LocalDaemonOptions);
+  const daemon = makeLocalDaemon({ dialect });
   const host: Far = await daemon.host;
   let stopping = false;
 
