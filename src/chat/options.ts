@@ -6,9 +6,8 @@ import type { Dialect } from '../daemon/dialect.js';
 
 /**
  * The generation of daemon the chat's local host speaks unless --dialect
- * says otherwise: August's, the newest, which upstream fae lives on. It has
- * the most for fae to get right (locators in path form, edits, the
- * syn/ack message reader), so the chat shows what a user meets there.
+ * says otherwise: February's, which is also endojs/endo's master, so the
+ * daemon a user who builds Endo today most likely runs.
  */
 export const DEFAULT_CHAT_DIALECT: Dialect = 'feb';
 
