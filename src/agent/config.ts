@@ -21,6 +21,13 @@ export interface FaeConfig {
    * separately limits what one request sends.
    */
   readonly maxTranscript: number;
+  /**
+   * How fae finds the tools under tools/ (FAE_TOOL_DISCOVERY): `follow`
+   * (the default) follows the directory's changes and reads a tool once;
+   * `list` lists and reads every tool at each step of a turn, as fae did
+   * before the live registry.
+   */
+  readonly toolDiscovery: 'follow' | 'list';
 }
 
 export const DEFAULT_MAX_ITERATIONS = 30;
@@ -63,6 +70,13 @@ const readSwitch = (env: Env, name: string, fallback: boolean) => {
   }
 };
 
+const readToolDiscovery = (env: Env): 'follow' | 'list' => {
+  const text = (env.FAE_TOOL_DISCOVERY ?? '').trim().toLowerCase();
+  if (text === '' || text === 'follow') return 'follow';
+  if (text === 'list') return 'list';
+  throw Error(`FAE_TOOL_DISCOVERY must be follow or list, not ${q(env.FAE_TOOL_DISCOVERY)}`);
+};
+
 export const readFaeConfig = (env: Env): FaeConfig =>
   harden({
     maxIterations: readPositiveInteger(env, 'FAE_MAX_ITERATIONS', DEFAULT_MAX_ITERATIONS),
@@ -72,5 +86,6 @@ export const readFaeConfig = (env: Env): FaeConfig =>
     autoDismiss: readSwitch(env, 'FAE_AUTO_DISMISS', true),
     debug: readSwitch(env, 'FAE_DEBUG', false),
     maxTranscript: readPositiveInteger(env, 'FAE_MAX_TRANSCRIPT', DEFAULT_MAX_TRANSCRIPT),
+    toolDiscovery: readToolDiscovery(env),
   });
 harden(readFaeConfig);

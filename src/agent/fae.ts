@@ -15,7 +15,7 @@ import { readFaeConfig } from './config.js';
 import { makeEnvRedactor } from '../logging/redact.js';
 import { makeLogger } from '../logging/log.js';
 import { makeBuiltInTools } from '../toolbox/built-in-tools.js';
-import { discoverTools } from '../toolbox/tools.js';
+import { makeToolRegistry } from '../toolbox/tool-registry.js';
 import { provideToolsDirectory } from '../toolbox/tools-directory.js';
 import { moveIntroducedTools } from '../toolbox/introduced-tools.js';
 import { formatIncomingMessage } from '../daemon/message-format.js';
@@ -84,13 +84,22 @@ export const startFae = (
     onSend: () => {
       current.answered = true;
     },
+    onNameChanged: path => registry.noteChanged(path),
     logger,
     probeTimeoutMs: config.probeTimeoutMs,
   });
-  const reported = new Set<string>();
-  const discover = () =>
-    discoverTools(powers, builtIns, { logger, timeoutMs: config.probeTimeoutMs, reported });
+  // Follows tools/ (or lists it each step with FAE_TOOL_DISCOVERY=list).
+  const registry = makeToolRegistry(powers, builtIns, {
+    logger,
+    timeoutMs: config.probeTimeoutMs,
+    discovery: config.toolDiscovery,
+  });
+  void cancelled.promise.then(() => registry.stop());
+  const discover = () => registry.current();
 
+  // Not cached across messages: the id of a sender never changes, but the
+  // names fae's directory holds for it can (the host may rename or remove
+  // them), and a stale name would misdirect the model. One call a message.
   const describeSender = async (from: string) => {
     try {
       const names = await E(powers).reverseIdentify(from);
@@ -177,6 +186,9 @@ export const startFae = (
       provideToolsDirectory(powers, logger),
     ]);
     await moveIntroducedTools(powers, { probeTimeoutMs: config.probeTimeoutMs, logger });
+    // After tools/ exists and the introduced tools are in it, so the first
+    // message finds them without listing.
+    await registry.start();
     // Only the first start announces itself; a restart is silent.
     if (firstStart) {
       await E(powers).send('HOST', [READY_TEXT], [], []);

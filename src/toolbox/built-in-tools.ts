@@ -17,6 +17,7 @@ import { readNamePath, readString, readStringArray } from './built-in-arguments.
 import { messageText } from '../daemon/message-format.js';
 import type { Logger } from '../logging/log.js';
 import { makeDirectoryTools } from './built-in-directory-tools.js';
+import { withNameChangeNotice } from './name-change-notice.js';
 import { makeMailTools } from './built-in-mail-tools.js';
 import { makeInspectionTools } from './built-in-inspection-tools.js';
 
@@ -29,6 +30,12 @@ export interface BuiltInToolHooks {
   readonly onReply?: (number: bigint) => void;
   /** Told of every successful send(), with its recipient. */
   readonly onSend?: (recipient: readonly string[]) => void;
+  /**
+   * Told of every name path fae itself bound or unbound (store, remove,
+   * adoptTool), once the daemon has done it; awaited, so the tool registry
+   * can take the change in before the model is asked again.
+   */
+  readonly onNameChanged?: (path: readonly string[]) => Promise<void>;
   /** Where the outcome of a request the model sent is reported. */
   readonly logger?: Logger;
   /** Upper bound of a capability's answer to inspect, in ms. */
@@ -110,7 +117,7 @@ const summarize = (message: MessageRecord, sender: string) =>
 
 export const makeBuiltInTools = (
   powers: Ref<GuestPowers>,
-  { onDismiss, onReply, onSend, logger, probeTimeoutMs }: BuiltInToolHooks = {},
+  { onDismiss, onReply, onSend, onNameChanged, logger, probeTimeoutMs }: BuiltInToolHooks = {},
 ): ReadonlyMap<string, FaeTool> => {
   const tools: [string, FaeTool][] = [
     [
@@ -160,6 +167,7 @@ export const makeBuiltInTools = (
             throw Error('value is required');
           }
           await E(powers).storeValue(harden(args.value), path);
+          await onNameChanged?.(path);
           return `Stored the value as ${JSON.stringify(path.join('/'))}.`;
         },
       ),
@@ -174,6 +182,7 @@ export const makeBuiltInTools = (
         async args => {
           const path = readNamePath(args, 'petName');
           await E(powers).remove(...path);
+          await onNameChanged?.(path);
           return `Removed ${JSON.stringify(path.join('/'))}.`;
         },
       ),
@@ -204,6 +213,7 @@ export const makeBuiltInTools = (
             );
           }
           await E(powers).adopt(number, edgeName, [TOOLS_DIRECTORY, toolName]);
+          await onNameChanged?.([TOOLS_DIRECTORY, toolName]);
           return `Adopted @${edgeName} from message #${number} as tools/${toolName}. It is available now.`;
         },
       ),
@@ -298,11 +308,13 @@ export const makeBuiltInTools = (
   ];
   // has, move, copy, makeDirectory, identify; adopt, request, resolve,
   // reject (answering a request counts as a reply); inspect, help.
-  return new Map([
-    ...tools,
-    ...makeDirectoryTools(powers),
-    ...makeMailTools(powers, { onAnswer: onReply, logger }),
-    ...makeInspectionTools(powers, { timeoutMs: probeTimeoutMs }),
-  ]);
+  return new Map(
+    [
+      ...tools,
+      ...makeDirectoryTools(powers),
+      ...makeMailTools(powers, { onAnswer: onReply, logger }),
+      ...makeInspectionTools(powers, { timeoutMs: probeTimeoutMs }),
+    ].map(([name, tool]) => [name, withNameChangeNotice(name, tool, onNameChanged)] as const),
+  );
 };
 harden(makeBuiltInTools);
