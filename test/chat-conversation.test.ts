@@ -3,6 +3,10 @@
 import test from 'ava';
 import { startLlmServer, TEST_TOKEN } from './support/llm-server.js';
 import { startChat } from './support/chat-process.js';
+import { specialNames } from './support/daemon.js';
+
+/** How fae names its host in a turn, in the dialect the tests run under. */
+const HOST_RE = specialNames.host;
 
 test('a message typed on stdin is mailed to fae, and its answer is printed', async t => {
   const server = await startLlmServer('openai');
@@ -18,7 +22,7 @@ test('a message typed on stdin is mailed to fae, and its answer is printed', asy
   t.is(code, 0, stderr);
   t.regex(stdout, /^fae: Hello from the loopback model\.$/m);
   t.is(server.chatRequests.length, 1);
-  t.regex(server.chatRequests[0].body.messages.at(-1).content, /^Message #\d+ from HOST: hello fae$/);
+  t.regex(server.chatRequests[0].body.messages.at(-1).content, new RegExp(`^Message #\\d+ from ${HOST_RE}: hello fae$`));
   t.is(server.chatRequests[0].body.model, 'test-model');
   t.false(stdout.includes(TEST_TOKEN));
   t.false(stderr.includes(TEST_TOKEN));
@@ -30,7 +34,7 @@ test('several lines are handled in the order they were typed, each answered', as
   server.otherwise(request => {
     const last = request.body.messages.at(-1).content;
     const text = typeof last === 'string' ? last : last.map((block: { text?: string }) => block.text ?? '').join('');
-    return { text: `You said: ${text.replace(/^Message #\d+ from HOST: /, '')}` };
+    return { text: `You said: ${text.replace(new RegExp(`^Message #\\d+ from ${HOST_RE}: `), '')}` };
   });
 
   const chat = startChat({ env: server.env() });
@@ -74,7 +78,7 @@ test('--verbose shows fae\'s log lines on stderr, apart from the conversation', 
 
   t.is(code, 0, stderr);
   t.regex(stdout, /^fae: Hi\.$/m);
-  t.regex(stderr, /^\[fae\] message-received message=\d+ from=HOST/m);
+  t.regex(stderr, new RegExp(`^\\[fae\\] message-received message=\\d+ from=${HOST_RE}`, 'm'));
   t.regex(stderr, /^\[fae\] reply-sent/m);
   t.false(stdout.includes('[fae]'));
   t.false(stderr.includes(TEST_TOKEN));

@@ -6,7 +6,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { parseLine, resolveToolName } from '../src/chat/commands.js';
 import { parseAgentLine } from '../src/chat/progress.js';
-import { parseChatOptions } from '../src/chat/options.js';
+import { DEFAULT_CHAT_DIALECT, parseChatOptions } from '../src/chat/options.js';
 import { checkLlmReachable } from '../src/chat/reachability.js';
 import { makePendingAnswers } from '../src/chat/pending.js';
 import { readProviderConfig } from '../providers/config.js';
@@ -47,10 +47,19 @@ test("fae's log lines are read by event name and bare fields; other lines are no
   t.is(parseAgentLine('[fae] '), undefined);
 });
 
-test('the command line: --root DIR, --root=DIR, --verbose, and refusals', t => {
-  t.deepEqual(parseChatOptions([]), { root: undefined, verbose: false, help: false });
-  t.deepEqual(parseChatOptions(['--root', 'here', '--verbose']), { root: 'here', verbose: true, help: false });
-  t.deepEqual(parseChatOptions(['--root=there']), { root: 'there', verbose: false, help: false });
+test('the command line: --root DIR, --root=DIR, --dialect, --verbose, and refusals', t => {
+  t.deepEqual(parseChatOptions([]), { root: undefined, dialect: DEFAULT_CHAT_DIALECT, verbose: false, help: false });
+  t.deepEqual(parseChatOptions(['--root', 'here', '--verbose']), {
+    root: 'here',
+    dialect: DEFAULT_CHAT_DIALECT,
+    verbose: true,
+    help: false,
+  });
+  t.deepEqual(parseChatOptions(['--root=there']), { root: 'there', dialect: DEFAULT_CHAT_DIALECT, verbose: false, help: false });
+  t.is(parseChatOptions(['--dialect', 'feb']).dialect, 'feb');
+  t.is(parseChatOptions(['--dialect=may']).dialect, 'may');
+  t.throws(() => parseChatOptions(['--dialect', 'june']), { message: '--dialect needs one of feb, may or aug, not "june"' });
+  t.throws(() => parseChatOptions(['--dialect']), { message: '--dialect needs one of feb, may or aug, not ""' });
   t.throws(() => parseChatOptions(['--root']), { message: /--root needs a directory/ });
   t.throws(() => parseChatOptions(['--root', '--verbose']), { message: /--root needs a directory/ });
   t.throws(() => parseChatOptions(['hello']), { message: /Unknown argument "hello"/ });

@@ -24,8 +24,10 @@ const start = (t: { teardown: (f: () => Promise<void>) => void }) => {
 const schemaName = async (host: Far, petName: string) =>
   (await E(E(host).lookup(petName)).schema()).function.name;
 
-const tempRoot = () => {
+/** A temporary directory, removed when the test ends, pass or fail. */
+const tempRoot = (t: { teardown: (f: () => void) => void }) => {
   const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'fae-setup-fs-')));
+  t.teardown(() => fs.rmSync(root, { recursive: true, force: true }));
   fs.writeFileSync(path.join(root, 'hello.txt'), 'hello from the root\n');
   return root;
 };
@@ -66,7 +68,7 @@ test('running setup-tools again keeps the tools it made', async t => {
 
 test('setup-fs-tools roots every filesystem tool at FAE_CWD', async t => {
   const host = start(t);
-  const root = tempRoot();
+  const root = tempRoot(t);
   const report = await setupFsTools(host, { FAE_CWD: root }, '/');
   t.is(
     report,
@@ -95,7 +97,7 @@ test('setup-fs-tools roots every filesystem tool at FAE_CWD', async t => {
 
 test('setup-fs-tools resolves FAE_CWD, and its absence, against where it is run', async t => {
   const host = start(t);
-  const parent = tempRoot();
+  const parent = tempRoot(t);
   fs.mkdirSync(path.join(parent, 'project'));
   fs.writeFileSync(path.join(parent, 'project', 'p.txt'), 'project file');
   await setupFsTools(host, { FAE_CWD: 'project' }, parent);
@@ -120,7 +122,7 @@ test('setup-fs-tools refuses a missing root before creating anything', async t =
 
 test('running setup-fs-tools again keeps the tools it made', async t => {
   const host = start(t);
-  const root = tempRoot();
+  const root = tempRoot(t);
   await setupFsTools(host, { FAE_CWD: root }, '/');
   const id = await E(host).identify('run-command');
   const again = await setupFsTools(host, { FAE_CWD: root }, '/');
@@ -130,7 +132,7 @@ test('running setup-fs-tools again keeps the tools it made', async t => {
 
 test('under npm run, setup-fs-tools roots the tools where the user was (INIT_CWD)', async t => {
   const host = start(t);
-  const root = tempRoot();
+  const root = tempRoot(t);
   await setupFsTools(host, { INIT_CWD: root });
   t.is(
     await E(E(host).lookup('read-file')).execute({ filePath: 'hello.txt' }),

@@ -1,7 +1,7 @@
 // `npm start`: a terminal chat with fae, which runs on an in-process local
 // daemon whose root host is the user (HOST). Started as
 //
-//   node --import @endo/init dist/src/chat/main.js [--root DIR] [--verbose]
+//   node --import @endo/init dist/src/chat/main.js [--root DIR] [--dialect feb|may|aug] [--verbose]
 //
 // so the realm is locked down by Node's preload, exactly as a daemon worker
 // is; nothing here imports ses or @endo/init.
@@ -116,6 +116,7 @@ const runChat = async (args: readonly string[], env: Env): Promise<number> => {
   process.once('SIGINT', onEarlySignal);
   try {
     session = await startChatSession({
+      dialect: options.dialect,
       config: settings.setup,
       root: settings.root,
       pending,
@@ -178,7 +179,7 @@ const runChat = async (args: readonly string[], env: Env): Promise<number> => {
   input.on('SIGINT', onSignal);
 
   screen.note(
-    `fae is running on a local Endo host with ${settings.setup.summary}; ` +
+    `fae is running on a local Endo host (${options.dialect} dialect) with ${settings.setup.summary}; ` +
       `its filesystem tools work in ${settings.root}. Type a message, or /help for commands.`,
   );
   screen.attach(input);
