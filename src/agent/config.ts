@@ -21,12 +21,18 @@ export interface FaeConfig {
    * separately limits what one request sends.
    */
   readonly maxTranscript: number;
+  /**
+   * Characters one tool result may put in the conversation
+   * (FAE_MAX_TOOL_RESULT_CHARS); a longer one keeps its start and end.
+   */
+  readonly maxToolResultChars: number;
 }
 
 export const DEFAULT_MAX_ITERATIONS = 30;
 export const DEFAULT_TOOL_TIMEOUT_MS = 60_000;
 export const DEFAULT_PROBE_TIMEOUT_MS = 5_000;
 export const DEFAULT_MAX_TRANSCRIPT = 1_000;
+export const DEFAULT_MAX_TOOL_RESULT_CHARS = 50_000;
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -72,5 +78,6 @@ export const readFaeConfig = (env: Env): FaeConfig =>
     autoDismiss: readSwitch(env, 'FAE_AUTO_DISMISS', true),
     debug: readSwitch(env, 'FAE_DEBUG', false),
     maxTranscript: readPositiveInteger(env, 'FAE_MAX_TRANSCRIPT', DEFAULT_MAX_TRANSCRIPT),
+    maxToolResultChars: readPositiveInteger(env, 'FAE_MAX_TOOL_RESULT_CHARS', DEFAULT_MAX_TOOL_RESULT_CHARS),
   });
 harden(readFaeConfig);

@@ -25,6 +25,9 @@ import { truncateMessages } from '../../providers/truncate.js';
 import { followInbox } from './inbox.js';
 import { whenCancelled } from './cancellation.js';
 import { FAE_HELP, helpFor } from './fae-help.js';
+import { bestEffort } from './best-effort.js';
+import { makeDeliver } from './deliver.js';
+import { emptyAnswerNotice } from './closing-notices.js';
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -78,6 +81,13 @@ export const startFae = (
     onDismiss: number => {
       if (number === current.number) current.dismissed = true;
     },
+    // The message being answered is dismissed after the turn, so that
+    // fae's own closing notice can still reply to it.
+    deferDismiss: number => {
+      if (number !== current.number) return false;
+      current.dismissed = true;
+      return true;
+    },
     onReply: () => {
       current.answered = true;
     },
@@ -98,14 +108,7 @@ export const startFae = (
     }
   };
 
-  const answer = async (number: bigint, text: string) => {
-    try {
-      await E(powers).reply(number, [text], [], []);
-      logger.event('reply-sent', { message: number });
-    } catch (error) {
-      logger.warn('reply-failed', { message: number, error });
-    }
-  };
+  const deliver = makeDeliver(powers, logger);
 
   const handleMessage = async (message: MessageRecord) => {
     const { number } = message;
@@ -141,43 +144,54 @@ export const startFae = (
       });
       if (outcome.kind === 'limit') {
         logger.warn('turn-limit', { message: number, iterations: outcome.iterations });
-        await answer(
-          number,
+        await deliver(
+          message,
           `I stopped working on message #${number} after ${outcome.iterations} model calls without finishing (the limit is FAE_MAX_ITERATIONS=${config.maxIterations}). Please send a simpler or more specific request.`,
         );
-      } else if (!current.answered && outcome.content !== '') {
+      } else if (!current.answered && outcome.content.trim() !== '') {
         // The model answered in plain text: deliver it to the sender.
         const note = outcome.cutOff
           ? '\n\n(This answer was cut off at the output limit, LAL_MAX_TOKENS.)'
           : '';
-        await answer(number, `${outcome.content}${note}`);
+        await deliver(message, `${outcome.content}${note}`);
+      } else if (!current.answered) {
+        // Silence would leave the sender waiting forever.
+        await deliver(message, emptyAnswerNotice(number));
       }
     } catch (error) {
       const reason = redact(error instanceof Error ? error.message : String(error));
       lastError = reason;
       logger.warn('turn-failed', { message: number, error: reason });
-      await answer(number, `Sorry, I could not answer message #${number}: ${reason}`);
+      await deliver(message, `Sorry, I could not answer message #${number}: ${reason}`);
     } finally {
       // Forget the oldest turns past the cap, cutting at a user turn.
       const kept = truncateMessages(transcript, config.maxTranscript);
       if (kept !== transcript) transcript.splice(0, transcript.length, ...kept);
       if (finished) handledMessages += 1;
-      if (finished && config.autoDismiss && !current.dismissed) {
+      if (finished && (config.autoDismiss || current.dismissed)) {
         // Handled messages are dismissed so a restart does not replay them.
-        await E(powers).dismiss(number).catch(() => {});
+        await E(powers).dismiss(number).catch(error => logger.warn('dismiss-failed', { message: number, error }));
       }
+      if (finished) logger.event('message-done', { message: number, messageId: message.messageId });
     }
   };
 
   const run = async () => {
+    // Each step but following the mail is best effort: a refusal is
+    // logged, and fae goes on to serve its mail.
     const [selfId, firstStart] = await Promise.all([
-      E(powers).identify('SELF'),
-      provideToolsDirectory(powers, logger),
+      bestEffort(logger, 'identify-self', async () => E(powers).identify('SELF'), undefined),
+      bestEffort(logger, 'tools-directory', () => provideToolsDirectory(powers, logger), false),
     ]);
-    await moveIntroducedTools(powers, { probeTimeoutMs: config.probeTimeoutMs, logger });
+    await bestEffort(
+      logger,
+      'introduced-tools',
+      () => moveIntroducedTools(powers, { probeTimeoutMs: config.probeTimeoutMs, logger }),
+      harden([]),
+    );
     // Only the first start announces itself; a restart is silent.
     if (firstStart) {
-      await E(powers).send('HOST', [READY_TEXT], [], []);
+      await bestEffort(logger, 'announce-ready', () => E(powers).send('HOST', [READY_TEXT], [], []), undefined);
     }
     state = 'running';
     started.resolve();

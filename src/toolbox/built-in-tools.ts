@@ -13,6 +13,7 @@ import type { JsonSchema, ToolSchema } from '../../providers/types.js';
 import { toMessageNumber } from './tool-arguments.js';
 import { readNamePath, readString, readStringArray } from './built-in-arguments.js';
 import { messageText } from '../daemon/message-format.js';
+import { assertSaysSomething } from './message-content.js';
 
 type Args = Readonly<Record<string, unknown>>;
 
@@ -23,6 +24,12 @@ export interface BuiltInToolHooks {
   readonly onReply?: (number: bigint) => void;
   /** Told of every successful send(), with its recipient. */
   readonly onSend?: (recipient: readonly string[]) => void;
+  /**
+   * Asked before a dismissal: true means "not now", the agent dismisses
+   * that message itself once its turn is over (the message being
+   * answered, whose closing notice still needs it).
+   */
+  readonly deferDismiss?: (number: bigint) => boolean;
 }
 
 const makeBuiltInTool = (
@@ -100,7 +107,7 @@ const summarize = (message: MessageRecord, sender: string) =>
 
 export const makeBuiltInTools = (
   powers: Ref<GuestPowers>,
-  { onDismiss, onReply, onSend }: BuiltInToolHooks = {},
+  { onDismiss, onReply, onSend, deferDismiss }: BuiltInToolHooks = {},
 ): ReadonlyMap<string, FaeTool> => {
   const tools: [string, FaeTool][] = [
     [
@@ -212,12 +219,10 @@ export const makeBuiltInTools = (
         ['recipient', 'strings'],
         async args => {
           const recipient = readNamePath(args, 'recipient');
-          await E(powers).send(
-            recipient,
-            readStringArray(args, 'strings'),
-            readStringArray(args, 'edgeNames'),
-            readStringArray(args, 'petNames'),
-          );
+          const strings = readStringArray(args, 'strings');
+          const edgeNames = readStringArray(args, 'edgeNames');
+          assertSaysSomething('send', strings, edgeNames);
+          await E(powers).send(recipient, strings, edgeNames, readStringArray(args, 'petNames'));
           onSend?.(recipient);
           return `Sent the message to ${JSON.stringify(recipient.join('/'))}.`;
         },
@@ -237,12 +242,10 @@ export const makeBuiltInTools = (
         ['messageNumber', 'strings'],
         async args => {
           const number = toMessageNumber(args.messageNumber);
-          await E(powers).reply(
-            number,
-            readStringArray(args, 'strings'),
-            readStringArray(args, 'edgeNames'),
-            readStringArray(args, 'petNames'),
-          );
+          const strings = readStringArray(args, 'strings');
+          const edgeNames = readStringArray(args, 'edgeNames');
+          assertSaysSomething('reply', strings, edgeNames);
+          await E(powers).reply(number, strings, edgeNames, readStringArray(args, 'petNames'));
           onReply?.(number);
           return `Replied to message #${number}.`;
         },
@@ -279,6 +282,9 @@ export const makeBuiltInTools = (
         ['messageNumber'],
         async args => {
           const number = toMessageNumber(args.messageNumber);
+          if (deferDismiss?.(number)) {
+            return `Message #${number} will be dismissed when you finish this turn.`;
+          }
           await E(powers).dismiss(number);
           onDismiss?.(number);
           return `Dismissed message #${number}.`;
