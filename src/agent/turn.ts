@@ -8,7 +8,7 @@ import { extractToolCallsFromContent, stripThinkBlocks } from '../toolbox/extrac
 import type { MakeCallId } from '../toolbox/extract-tool-calls.js';
 import { parseToolArguments } from '../toolbox/tool-arguments.js';
 import { errorAsText, resultAsText } from '../toolbox/result-text.js';
-import { rejectionText } from '../toolbox/rejection-text.js';
+import { rejectionResult, rejectionText } from '../toolbox/rejection-text.js';
 import { cutMiddle } from '../tool-kit/cut-middle.js';
 import type { Logger } from '../logging/log.js';
 import type { Cancellation } from './cancellation.js';
@@ -125,9 +125,8 @@ const runToolCall = async (
     logger.debug('tool-result', () => ({ tool: name, result: text }));
     return { stored, result: resultMessage(text) };
   } catch (error) {
-    const text = rejectionText(error);
-    logger.warn('tool-failed', { tool: name, message: messageNumber, error: text });
-    return { stored, result: resultMessage(errorAsText(text)) };
+    logger.warn('tool-failed', { tool: name, message: messageNumber, error: rejectionText(error) });
+    return { stored, result: resultMessage(rejectionResult(error)) };
   }
 };
 

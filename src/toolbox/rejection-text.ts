@@ -18,6 +18,7 @@ const { toCapData } = makeMarshal(
   { errorTagging: 'off', marshalSaveError: () => {} },
 );
 
+/** Justin text of a passable, or undefined for anything that is not one. */
 const asJustin = (value: unknown): string | undefined => {
   try {
     // The boundary with whatever a tool rejected with: checked by passStyleOf.
@@ -33,6 +34,7 @@ const asJustin = (value: unknown): string | undefined => {
 const cap = (text: string) =>
   text.length <= MAX_REASON_CHARS ? text : `${text.slice(0, MAX_REASON_CHARS)}… (${text.length - MAX_REASON_CHARS} more characters)`;
 
+/** A rejection reason as one line of text, for logs and notices. */
 export const rejectionText = (reason: unknown): string => {
   if (reason instanceof Error) {
     return cap(reason.message === '' ? reason.name : reason.message);
@@ -46,3 +48,16 @@ export const rejectionText = (reason: unknown): string => {
   return cap(asJustin(reason) ?? String(reason));
 };
 harden(rejectionText);
+
+/**
+ * A rejection as the tool result the model reads: { error: … }, where the
+ * error is the message of an Error or a text, and any other passable reason
+ * itself ({ error: { code: "E_BUSY", retryAfter: 5 } }), not a string of it.
+ */
+export const rejectionResult = (reason: unknown): string => {
+  if (reason instanceof Error || typeof reason === 'string' || reason === undefined || reason === null) {
+    return asJustin({ error: rejectionText(reason) }) ?? rejectionText(reason);
+  }
+  return cap(asJustin({ error: reason }) ?? asJustin({ error: String(reason) }) ?? String(reason));
+};
+harden(rejectionResult);

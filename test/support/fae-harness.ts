@@ -20,6 +20,8 @@ export interface FaeHarnessOptions {
   /** Called with the host before fae is provisioned. */
   readonly prepare?: (host: Far, daemon: LocalDaemon) => Promise<void>;
   readonly latencyMs?: number;
+  /** What fae gets instead of its powers (see faulty-powers.ts). */
+  readonly wrapPowers?: (powers: unknown) => unknown;
 }
 
 export const startFaeInDaemon = async ({
@@ -28,6 +30,7 @@ export const startFaeInDaemon = async ({
   introducedNames = {},
   prepare,
   latencyMs,
+  wrapPowers,
 }: FaeHarnessOptions) => {
   const daemon = makeLocalDaemon(latencyMs === undefined ? {} : { latencyMs });
   const host: Far = await daemon.host;
@@ -36,7 +39,7 @@ export const startFaeInDaemon = async ({
   const logs: string[] = [];
   const controller: Far = await daemon.makeCaplet(
     (powers, context, options) =>
-      startFae(powers as Far, context as Far, {
+      startFae((wrapPowers ? Promise.resolve(wrapPowers(powers)) : powers) as Far, context as Far, {
         env: options.env,
         provider,
         write: line => logs.push(line),
