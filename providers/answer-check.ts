@@ -46,7 +46,6 @@ harden(endpointOf);
 
 /** The first characters of a body, on one line, printable. */
 export const sampleOf = (text: string): string => {
-  // eslint-disable-next-line no-control-regex
   const flat = text.replace(/[\u0000-\u001f\u007f]+/g, ' ').replace(/\s+/g, ' ').trim();
   return flat.length <= SAMPLE_CHARS ? flat : `${flat.slice(0, SAMPLE_CHARS)}…`;
 };

@@ -189,7 +189,6 @@ test("fae's closing notice reaches the sender although the model dismissed the m
   // Dismissed once the turn is over all the same.
   for (let i = 0; i < 50 && (await E(fae).listMessages()).some((m: { number: bigint }) => m.number === 1n); i += 1) {
     // Polling: the dismissal follows the notice by a round trip.
-    // eslint-disable-next-line no-await-in-loop
     await new Promise(resolve => setTimeout(resolve, 20));
   }
   t.false((await E(fae).listMessages()).some((m: { number: bigint }) => m.number === 1n));
