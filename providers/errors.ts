@@ -166,6 +166,12 @@ export const makeProviderError = (
     case 'status':
       return statusError(failure.status, redact(failure.message).slice(0, 500), config, at);
     case 'unreachable':
+      if (failure.detail === 'ECONNRESET' || failure.detail === 'UND_ERR_SOCKET') {
+        // The server was reached; the connection broke during the exchange.
+        return Error(
+          `the connection to the LLM at ${at} broke before its answer was complete (${failure.detail}); check the server, or a proxy in front of it`,
+        );
+      }
       return Error(
         `cannot reach the LLM at ${at}${failure.detail ? ` (${failure.detail})` : ''}; check LAL_HOST and that the server is running`,
       );

@@ -7,10 +7,11 @@
 import { E } from '@endo/far';
 import type { GuestPowers, MessageRecord, Ref } from '../daemon/endo-types.js';
 import type { Logger } from '../logging/log.js';
+import type { Redact } from '../logging/redact.js';
 
 export type Deliver = (message: MessageRecord, text: string) => Promise<boolean>;
 
-export const makeDeliver = (powers: Ref<GuestPowers>, logger: Logger): Deliver => {
+export const makeDeliver = (powers: Ref<GuestPowers>, logger: Logger, redact: Redact): Deliver => {
   const byName = async (message: MessageRecord, text: string) => {
     const names = await E(powers)
       .reverseIdentify(message.from)
@@ -26,7 +27,9 @@ export const makeDeliver = (powers: Ref<GuestPowers>, logger: Logger): Deliver =
       return false;
     }
   };
-  const deliver = async (message: MessageRecord, text: string) => {
+  const deliver = async (message: MessageRecord, said: string) => {
+    // The model may repeat a secret it saw in a tool result; mail never carries one.
+    const text = redact(said);
     try {
       await E(powers).reply(message.number, [text], [], []);
       logger.event('reply-sent', { message: message.number });

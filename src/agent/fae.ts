@@ -94,6 +94,7 @@ export const startFae = (
     onSend: () => {
       current.answered = true;
     },
+    redact,
   });
   const reported = new Set<string>();
   const discover = () =>
@@ -108,7 +109,7 @@ export const startFae = (
     }
   };
 
-  const deliver = makeDeliver(powers, logger);
+  const deliver = makeDeliver(powers, logger, redact);
 
   const handleMessage = async (message: MessageRecord) => {
     const { number } = message;

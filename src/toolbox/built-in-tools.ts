@@ -30,6 +30,8 @@ export interface BuiltInToolHooks {
    * answered, whose closing notice still needs it).
    */
   readonly deferDismiss?: (number: bigint) => boolean;
+  /** Applied to the text of every message the model sends: mail never carries a secret. */
+  readonly redact?: (text: string) => string;
 }
 
 const makeBuiltInTool = (
@@ -107,7 +109,7 @@ const summarize = (message: MessageRecord, sender: string) =>
 
 export const makeBuiltInTools = (
   powers: Ref<GuestPowers>,
-  { onDismiss, onReply, onSend, deferDismiss }: BuiltInToolHooks = {},
+  { onDismiss, onReply, onSend, deferDismiss, redact = text => text }: BuiltInToolHooks = {},
 ): ReadonlyMap<string, FaeTool> => {
   const tools: [string, FaeTool][] = [
     [
@@ -219,7 +221,7 @@ export const makeBuiltInTools = (
         ['recipient', 'strings'],
         async args => {
           const recipient = readNamePath(args, 'recipient');
-          const strings = readStringArray(args, 'strings');
+          const strings = harden(readStringArray(args, 'strings').map(redact));
           const edgeNames = readStringArray(args, 'edgeNames');
           assertSaysSomething('send', strings, edgeNames);
           await E(powers).send(recipient, strings, edgeNames, readStringArray(args, 'petNames'));
@@ -242,7 +244,7 @@ export const makeBuiltInTools = (
         ['messageNumber', 'strings'],
         async args => {
           const number = toMessageNumber(args.messageNumber);
-          const strings = readStringArray(args, 'strings');
+          const strings = harden(readStringArray(args, 'strings').map(redact));
           const edgeNames = readStringArray(args, 'edgeNames');
           assertSaysSomething('reply', strings, edgeNames);
           await E(powers).reply(number, strings, edgeNames, readStringArray(args, 'petNames'));
