@@ -275,3 +275,91 @@ test('daemon: a directory gone (tools/ removed under fae)', async t => {
   t.true(world.logs.some(line => /tools-unlisted/.test(line)));
   await checkInvariants(t, world, { probe: { text: 'still there?', answer: /^pong$/ }, canary: CANARY });
 });
+
+// ---------------------------------------------------------------- the mail
+
+/** The model answers each message with what it was asked, measured. */
+const echo: ScriptedReply = request => {
+  const content = String(request.messages.at(-1)?.content ?? '');
+  const text = content.replace(/^Message #\d+ from HOST: /, '');
+  return { text: text.length > 200 ? `${text.length} characters` : `echo ${text}` };
+};
+
+test('mail: a flood of 100 messages is answered in order, each once', async t => {
+  const llm = makeScriptedProvider(Array.from({ length: 101 }, () => echo));
+  const world = await startWorld(t, { provider: llm.provider, env: { ...FAST, LAL_AUTH_TOKEN: CANARY } });
+  for (let i = 0; i < 100; i += 1) {
+    // One after another, so that the order they arrive in is known.
+    // eslint-disable-next-line no-await-in-loop
+    await world.send(`flood ${i}`);
+  }
+  const answers = await world.answers(100);
+  t.deepEqual(answers, Array.from({ length: 100 }, (_, i) => `echo flood ${i}`));
+  await checkInvariants(t, world, { probe: { text: 'still there?', answer: /^echo still there\?$/ }, canary: CANARY });
+});
+
+test('mail: a huge text (1 MB) is read and answered', async t => {
+  const llm = makeScriptedProvider([echo, echo]);
+  const world = await startWorld(t, { provider: llm.provider, env: { ...FAST, LAL_AUTH_TOKEN: CANARY } });
+  t.is(await world.ask('x'.repeat(1_000_000)), '1000000 characters');
+  t.is(String(llm.requests[0].messages.at(-1)?.content).length, 'Message #1 from HOST: '.length + 1_000_000);
+  await checkInvariants(t, world, { probe: { text: 'still there?', answer: /^echo still there\?$/ }, canary: CANARY });
+});
+
+test('mail: a huge answer (300,000 characters) reaches the sender whole', async t => {
+  const long = `${'long answer '.repeat(25_000)}end`;
+  const llm = makeScriptedProvider([{ text: long }, echo]);
+  const world = await startWorld(t, { provider: llm.provider, env: { ...FAST, LAL_AUTH_TOKEN: CANARY } });
+  t.is(await world.ask('tell me everything'), long);
+  await checkInvariants(t, world, { probe: { text: 'still there?', answer: /^echo still there\?$/ }, canary: CANARY });
+});
+
+test('mail: many attachments (50) are described to the model', async t => {
+  const llm = makeScriptedProvider([echo, echo]);
+  const names = Array.from({ length: 50 }, (_, i) => `v${i}`);
+  const world = await startWorld(t, {
+    provider: llm.provider,
+    env: { ...FAST, LAL_AUTH_TOKEN: CANARY },
+    prepare: async host => {
+      await Promise.all(names.map(name => E(host).storeValue(name, name)));
+    },
+  });
+  await world.send('take these:', names.map(name => `e-${name}`), names);
+  t.is(await world.nextAnswer(), `${'take these:'.length + names.map(n => `@e-${n} `).join('').length} characters`);
+  t.true(String(llm.requests[0].messages.at(-1)?.content).includes('@e-v49'));
+  await checkInvariants(t, world, { probe: { text: 'still there?', answer: /^echo still there\?$/ }, canary: CANARY });
+});
+
+test('mail: odd characters arrive and leave unchanged', async t => {
+  const odd = 'nul\u0000 rtl\u202e emoji😀 zw\u200b crlf\r\n "quotes" <b>html</b> \\ `ticks` {"json": 1}';
+  const llm = makeScriptedProvider([echo, echo]);
+  const world = await startWorld(t, { provider: llm.provider, env: { ...FAST, LAL_AUTH_TOKEN: CANARY } });
+  t.is(await world.ask(odd), `echo ${odd}`);
+  await checkInvariants(t, world, { probe: { text: 'still there?', answer: /^echo still there\?$/ }, canary: CANARY });
+});
+
+// ---------------------------------------------------------------- the lifecycle
+
+test('lifecycle: a restart in the middle of a turn answers the message once, after the restart', async t => {
+  const llm = makeScriptedProvider([{ hang: true }, { text: 'answered after the restart' }, echo]);
+  const world = await startWorld(t, { provider: llm.provider, env: { ...FAST, LAL_AUTH_TOKEN: CANARY } });
+  await world.send('a long question');
+  await llm.whenCalled(1);
+  await world.daemon.restart();
+  t.is(await world.nextAnswer(), 'answered after the restart');
+  await checkInvariants(t, world, { probe: { text: 'still there?', answer: /^echo still there\?$/ }, canary: CANARY });
+  t.is(llm.requests.length, 3);
+});
+
+test('lifecycle: a cancel in the middle of a turn leaves the message for the next start, which answers it once', async t => {
+  const llm = makeScriptedProvider([{ hang: true }, { text: 'answered by the next fae' }, echo]);
+  const world = await startWorld(t, { provider: llm.provider, env: { ...FAST, LAL_AUTH_TOKEN: CANARY } });
+  await world.send('a long question');
+  await llm.whenCalled(1);
+  await E(world.host).cancel('controller-for-fae');
+  const kept: { strings?: string[] }[] = await E(world.fae).listMessages();
+  t.true(kept.some(m => m.strings?.[0] === 'a long question'), 'the interrupted message is not dismissed');
+  await world.daemon.restart();
+  t.is(await world.nextAnswer(), 'answered by the next fae');
+  await checkInvariants(t, world, { probe: { text: 'still there?', answer: /^echo still there\?$/ }, canary: CANARY });
+});

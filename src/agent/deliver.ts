@@ -9,6 +9,19 @@ import type { GuestPowers, MessageRecord, Ref } from '../daemon/endo-types.js';
 import type { Logger } from '../logging/log.js';
 import type { Redact } from '../logging/redact.js';
 
+// A daemon refuses any one string longer than 100,000 characters (the
+// default limit of its interface guards); a longer answer travels as
+// several strings, which the recipient reads as one text.
+const MAX_STRING_CHARS = 50_000;
+
+const asStrings = (text: string): string[] => {
+  const strings: string[] = [];
+  for (let start = 0; start < text.length; start += MAX_STRING_CHARS) {
+    strings.push(text.slice(start, start + MAX_STRING_CHARS));
+  }
+  return strings.length === 0 ? [''] : strings;
+};
+
 export type Deliver = (message: MessageRecord, text: string) => Promise<boolean>;
 
 export const makeDeliver = (powers: Ref<GuestPowers>, logger: Logger, redact: Redact): Deliver => {
@@ -19,7 +32,7 @@ export const makeDeliver = (powers: Ref<GuestPowers>, logger: Logger, redact: Re
     const name = names[0];
     if (name === undefined) return false;
     try {
-      await E(powers).send(name, [text], [], []);
+      await E(powers).send(name, harden(asStrings(text)), [], []);
       logger.event('reply-sent', { message: message.number, by: 'send' });
       return true;
     } catch (error) {
@@ -31,7 +44,7 @@ export const makeDeliver = (powers: Ref<GuestPowers>, logger: Logger, redact: Re
     // The model may repeat a secret it saw in a tool result; mail never carries one.
     const text = redact(said);
     try {
-      await E(powers).reply(message.number, [text], [], []);
+      await E(powers).reply(message.number, harden(asStrings(text)), [], []);
       logger.event('reply-sent', { message: message.number });
       return true;
     } catch (error) {

@@ -16,12 +16,14 @@ export interface World {
   readonly controller: Far;
   readonly daemon: Awaited<ReturnType<typeof startFaeInDaemon>>['daemon'];
   readonly logs: string[];
-  /** Mails fae from the host; resolves once the host has sent it. */
+  /** Mails fae from the host; resolves once the host has sent it. A long text goes as several strings. */
   send(text: string, edgeNames?: string[], petNames?: string[]): Promise<void>;
   /** The text of fae's next message to the host (the ready message skipped). */
   nextAnswer(timeoutMs?: number): Promise<string>;
   /** send, then nextAnswer. */
   ask(text: string): Promise<string>;
+  /** The texts of fae's answers so far (the ready message left out), once there are `count`. */
+  answers(count: number, timeoutMs?: number): Promise<string[]>;
 }
 
 export const startWorld = async (t: ExecutionContext, options: FaeHarnessOptions): Promise<World> => {
@@ -41,7 +43,10 @@ export const startWorld = async (t: ExecutionContext, options: FaeHarnessOptions
     return messageText(record);
   };
   const send = async (text: string, edgeNames: string[] = [], petNames: string[] = []) => {
-    await E(host).send('fae', harden(edgeNames.length === 0 ? [text] : [text, ...edgeNames.map(() => ' ')]), harden(edgeNames), harden(petNames));
+    // The daemon carries strings of up to 100,000 characters.
+    const parts = text.length === 0 ? [''] : (text.match(/[\s\S]{1,100000}/g) ?? []);
+    const strings = edgeNames.length === 0 ? parts : [text, ...edgeNames.map(() => ' ')];
+    await E(host).send('fae', harden(strings), harden(edgeNames), harden(petNames));
   };
   // Not hardened: logs keeps growing.
   return {
@@ -55,6 +60,21 @@ export const startWorld = async (t: ExecutionContext, options: FaeHarnessOptions
     ask: async (text: string) => {
       await send(text);
       return nextAnswer();
+    },
+    answers: async (count: number, timeoutMs = 20_000) => {
+      const deadline = Date.now() + timeoutMs;
+      for (;;) {
+        // Polling the inbox: one listMessages per look, not a replay per answer.
+        // eslint-disable-next-line no-await-in-loop
+        const mail: MessageRecord[] = await E(host).listMessages();
+        const answers = mail.filter(m => m.from === faeId && messageText(m) !== READY);
+        if (answers.length >= count || Date.now() > deadline) {
+          for (const m of answers) if (m.number > lastSeen) lastSeen = m.number;
+          return answers.map(messageText);
+        }
+        // eslint-disable-next-line no-await-in-loop
+        await new Promise(resolve => setTimeout(resolve, 50));
+      }
     },
   };
 };
