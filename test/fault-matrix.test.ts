@@ -290,7 +290,6 @@ test('mail: a flood of 100 messages is answered in order, each once', async t =>
   const world = await startWorld(t, { provider: llm.provider, env: { ...FAST, LAL_AUTH_TOKEN: CANARY } });
   for (let i = 0; i < 100; i += 1) {
     // One after another, so that the order they arrive in is known.
-    // eslint-disable-next-line no-await-in-loop
     await world.send(`flood ${i}`);
   }
   const answers = await world.answers(100);

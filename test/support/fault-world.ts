@@ -65,14 +65,12 @@ export const startWorld = async (t: ExecutionContext, options: FaeHarnessOptions
       const deadline = Date.now() + timeoutMs;
       for (;;) {
         // Polling the inbox: one listMessages per look, not a replay per answer.
-        // eslint-disable-next-line no-await-in-loop
         const mail: MessageRecord[] = await E(host).listMessages();
         const answers = mail.filter(m => m.from === faeId && messageText(m) !== READY);
         if (answers.length >= count || Date.now() > deadline) {
           for (const m of answers) if (m.number > lastSeen) lastSeen = m.number;
           return answers.map(messageText);
         }
-        // eslint-disable-next-line no-await-in-loop
         await new Promise(resolve => setTimeout(resolve, 50));
       }
     },
