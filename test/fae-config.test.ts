@@ -10,6 +10,7 @@ test('defaults', t => {
     autoDismiss: true,
     debug: false,
     maxTranscript: 1000,
+    maxToolResultChars: 50_000,
   });
 });
 

@@ -33,7 +33,7 @@ export const startWorld = async (t: ExecutionContext, options: FaeHarnessOptions
   await E(controller).whenStarted();
   const faeId: string = await E(host).identify('fae');
   let lastSeen = -1n;
-  const nextAnswer = async (timeoutMs = 10_000): Promise<string> => {
+  const nextAnswer = async (timeoutMs = 30_000): Promise<string> => {
     const record: MessageRecord = await nextMessage(
       host,
       r => r.number > lastSeen && r.from === faeId && messageText(r) !== READY,
@@ -61,7 +61,7 @@ export const startWorld = async (t: ExecutionContext, options: FaeHarnessOptions
       await send(text);
       return nextAnswer();
     },
-    answers: async (count: number, timeoutMs = 20_000) => {
+    answers: async (count: number, timeoutMs = 40_000) => {
       const deadline = Date.now() + timeoutMs;
       for (;;) {
         // Polling the inbox: one listMessages per look, not a replay per answer.
