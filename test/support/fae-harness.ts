@@ -49,7 +49,8 @@ export const startFaeInDaemon = async ({
   const fae: Far = await E(host).lookup('profile-for-fae');
   let lastSeen = -1n;
   /** The next message fae sends the host after the last one returned. */
-  const nextFromFae = async (timeoutMs = 5000): Promise<MessageRecord> => {
+  // Generous: on a machine shared by many test runs a round trip can take seconds.
+  const nextFromFae = async (timeoutMs = 20_000): Promise<MessageRecord> => {
     const notFromHost = fromSelf(host);
     const message = await nextMessage(
       host,
