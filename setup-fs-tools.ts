@@ -1,6 +1,6 @@
 // endo run --UNCONFINED dist/setup-fs-tools.js --powers AGENT [-E FAE_CWD=/path/to/project]
 // Creates the filesystem tool caplets (read-file, write-file, edit-file,
-// list-dir, run-command) in the host's inventory, each rooted at FAE_CWD:
+// edit, list-dir, run-command) in the host's inventory, each rooted at FAE_CWD:
 // resolved here, against the directory `endo run` (or `npm run`) is started
 // in, which is also the default; the daemon's working directory is elsewhere.
 // run-command is a shell with the worker's authority; see its help().

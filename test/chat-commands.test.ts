@@ -35,6 +35,7 @@ test('/tools lists the example and filesystem tools by pet name and schema name'
     ['read-file', 'readFile'],
     ['write-file', 'writeFile'],
     ['edit-file', 'editFile'],
+    ['edit', 'edit'],
     ['list-dir', 'listDir'],
     ['run-command', 'runCommand'],
   ]) {

@@ -77,13 +77,14 @@ test('setup-fs-tools roots every filesystem tool at FAE_CWD', async t => {
       '  read-file: created',
       '  write-file: created',
       '  edit-file: created',
+      '  edit: created',
       '  list-dir: created',
       '  run-command: created',
     ].join('\n'),
   );
-  const names = ['read-file', 'write-file', 'edit-file', 'list-dir', 'run-command'];
+  const names = ['read-file', 'write-file', 'edit-file', 'edit', 'list-dir', 'run-command'];
   const schemas = await Promise.all(names.map(name => schemaName(host, name)));
-  t.deepEqual(schemas, ['readFile', 'writeFile', 'editFile', 'listDir', 'runCommand']);
+  t.deepEqual(schemas, ['readFile', 'writeFile', 'editFile', 'edit', 'listDir', 'runCommand']);
   const readFile = E(host).lookup('read-file');
   t.is(await E(readFile).execute({ filePath: 'hello.txt' }), 'hello from the root\n');
   await t.throwsAsync(E(readFile).execute({ filePath: '../etc/passwd' }), {

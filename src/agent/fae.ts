@@ -95,6 +95,8 @@ export const startFae = (
       current.answered = true;
     },
     redact,
+    logger,
+    probeTimeoutMs: config.probeTimeoutMs,
   });
   const reported = new Set<string>();
   const discover = () =>

@@ -61,7 +61,7 @@ export const formatIncomingMessage = (message: MessageRecord, sender: string): s
     case 'package':
       return `${head}: ${text}`;
     case 'request':
-      return `${head} is a request (type "request"), asking: ${text}\nYou cannot grant requests with your tools; tell the sender so with reply if that helps.`;
+      return `${head} is a request (type "request"), asking: ${text}\nAnswer it with resolve (giving something from your directory) or reject.`;
     default:
       return `${head} is of type ${JSON.stringify(message.type)}${text ? `: ${text}` : ' with no readable content'}.`;
   }

@@ -57,6 +57,7 @@ export const FS_TOOLS: readonly ToolCaplet[] = harden([
   { petName: 'read-file', module: 'tools/read-file.js' },
   { petName: 'write-file', module: 'tools/write-file.js' },
   { petName: 'edit-file', module: 'tools/edit-file.js' },
+  { petName: 'edit', module: 'tools/edit.js' },
   { petName: 'list-dir', module: 'tools/list-dir.js' },
   { petName: 'run-command', module: 'tools/run-command.js' },
 ]);

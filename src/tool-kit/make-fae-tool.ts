@@ -10,13 +10,18 @@ import { makeExo } from '@endo/exo';
 import { q } from '@endo/errors';
 import { FaeToolInterface } from './fae-tool-interface.js';
 
-export type ParameterType = 'string' | 'number' | 'integer' | 'boolean';
+export type ParameterType = 'string' | 'number' | 'integer' | 'boolean' | 'array';
 
 export interface ParameterSpec {
   readonly type: ParameterType;
   readonly description: string;
   /** For strings: the only accepted values. */
   readonly enum?: readonly string[];
+  /**
+   * For arrays: the JSON Schema of one item, shown to the model. Only
+   * "is an array" is checked here; the tool checks the items itself.
+   */
+  readonly items?: Readonly<Record<string, unknown>>;
 }
 
 type ValueOf<P extends ParameterSpec> = P['type'] extends 'string'
@@ -25,7 +30,9 @@ type ValueOf<P extends ParameterSpec> = P['type'] extends 'string'
     : string
   : P['type'] extends 'boolean'
     ? boolean
-    : number;
+    : P['type'] extends 'array'
+      ? readonly unknown[]
+      : number;
 
 /** The validated arguments an execute function receives. */
 export type ToolArgs<
@@ -65,7 +72,7 @@ export interface FunctionSchema {
 }
 
 const typeName = (type: ParameterType) =>
-  type === 'integer' ? 'an integer' : `a ${type}`;
+  type === 'integer' || type === 'array' ? `an ${type}` : `a ${type}`;
 
 const hasType = (value: unknown, type: ParameterType) => {
   switch (type) {
@@ -77,6 +84,8 @@ const hasType = (value: unknown, type: ParameterType) => {
       return typeof value === 'number' && Number.isFinite(value);
     case 'integer':
       return Number.isSafeInteger(value);
+    case 'array':
+      return Array.isArray(value);
     default:
       return false;
   }

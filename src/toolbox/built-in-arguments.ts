@@ -4,8 +4,15 @@ import { q } from '@endo/errors';
 
 type Args = Readonly<Record<string, unknown>>;
 
+// A missing argument is named as missing: "not undefined" (quoted by q()
+// as "[undefined]") reads to a model like a value it sent.
+const isMissing = (value: unknown) => value === undefined || value === null;
+
 export const readString = (args: Args, key: string): string => {
   const value = args[key];
+  if (isMissing(value)) {
+    throw Error(`${key} is required: a non-empty string`);
+  }
   if (typeof value !== 'string' || value === '') {
     throw Error(`${key} is required and must be a non-empty string, not ${q(value)}`);
   }
@@ -31,6 +38,30 @@ export const readNamePath = (args: Args, key: string): readonly string[] => {
   if (typeof value === 'string' && value !== '') {
     return harden(value.split('/').filter(part => part !== ''));
   }
-  throw Error(`${key} must be a pet name such as "notes" or a path such as "tools/greet", not ${q(value)}`);
+  const expected = 'a pet name such as "notes" or a path such as "tools/greet"';
+  if (isMissing(value)) {
+    throw Error(`${key} is required: ${expected}`);
+  }
+  throw Error(`${key} must be ${expected}, not ${q(value)}`);
 };
 harden(readNamePath);
+
+/** An optional yes/no argument: absent (or null) is false. */
+export const readFlag = (args: Args, key: string): boolean => {
+  const value = args[key] ?? false;
+  if (typeof value !== 'boolean') {
+    throw Error(`${key} must be true or false, not ${q(value)}`);
+  }
+  return value;
+};
+harden(readFlag);
+
+/** An optional text argument: absent, null or "" is undefined. */
+export const readOptionalString = (args: Args, key: string): string | undefined => {
+  const value = args[key] ?? '';
+  if (typeof value !== 'string') {
+    throw Error(`${key} must be a string, not ${q(value)}`);
+  }
+  return value === '' ? undefined : value;
+};
+harden(readOptionalString);

@@ -2,7 +2,9 @@
 // remove), its mail (send, reply, listMessages, dismiss) and adoptTool,
 // which installs a mailed tool capability under tools/. Names and
 // parameters keep upstream's; `reply` is new (answer by message number,
-// since a sender may have no pet name in fae's directory).
+// since a sender may have no pet name in fae's directory). The rest of the
+// set (lal's directory and mail tools, inspect, help) lives in
+// built-in-{directory,mail,inspection}-tools.ts.
 import { E } from '@endo/far';
 import { makeExo } from '@endo/exo';
 import { FaeToolInterface } from '../tool-kit/fae-tool-interface.js';
@@ -14,6 +16,10 @@ import { toMessageNumber } from './tool-arguments.js';
 import { readNamePath, readString, readStringArray } from './built-in-arguments.js';
 import { messageText } from '../daemon/message-format.js';
 import { assertSaysSomething } from './message-content.js';
+import type { Logger } from '../logging/log.js';
+import { makeDirectoryTools } from './built-in-directory-tools.js';
+import { makeMailTools } from './built-in-mail-tools.js';
+import { makeInspectionTools } from './built-in-inspection-tools.js';
 
 type Args = Readonly<Record<string, unknown>>;
 
@@ -32,6 +38,10 @@ export interface BuiltInToolHooks {
   readonly deferDismiss?: (number: bigint) => boolean;
   /** Applied to the text of every message the model sends: mail never carries a secret. */
   readonly redact?: (text: string) => string;
+  /** Where the outcome of a request the model sent is reported. */
+  readonly logger?: Logger;
+  /** Upper bound of a capability's answer to inspect, in ms. */
+  readonly probeTimeoutMs?: number;
 }
 
 const makeBuiltInTool = (
@@ -109,7 +119,7 @@ const summarize = (message: MessageRecord, sender: string) =>
 
 export const makeBuiltInTools = (
   powers: Ref<GuestPowers>,
-  { onDismiss, onReply, onSend, deferDismiss, redact = text => text }: BuiltInToolHooks = {},
+  { onDismiss, onReply, onSend, deferDismiss, redact = text => text, logger, probeTimeoutMs }: BuiltInToolHooks = {},
 ): ReadonlyMap<string, FaeTool> => {
   const tools: [string, FaeTool][] = [
     [
@@ -294,6 +304,13 @@ export const makeBuiltInTools = (
       ),
     ],
   ];
-  return new Map(tools);
+  // has, move, copy, makeDirectory, identify; adopt, request, resolve,
+  // reject (answering a request counts as a reply); inspect, help.
+  return new Map([
+    ...tools,
+    ...makeDirectoryTools(powers),
+    ...makeMailTools(powers, { onAnswer: onReply, logger }),
+    ...makeInspectionTools(powers, { timeoutMs: probeTimeoutMs }),
+  ]);
 };
 harden(makeBuiltInTools);

@@ -1,0 +1,76 @@
+// How the directory, mail and inspection built-ins are made. Unlike the
+// first nine (built-in-tools.ts, kept as they were), these refuse an
+// argument they do not take: a misspelt optional argument (`name` for
+// `petName`, `force` for `replace`) would otherwise be silently ignored and
+// the call would do something the model did not ask for.
+import { makeExo } from '@endo/exo';
+import { q } from '@endo/errors';
+import { FaeToolInterface } from '../tool-kit/fae-tool-interface.js';
+import type { JsonSchema, ToolSchema } from '../../providers/types.js';
+import type { FaeTool } from './tools.js';
+
+export type Args = Readonly<Record<string, unknown>>;
+
+export interface BuiltInSpec {
+  readonly name: string;
+  /** What the model reads: say what the tool is for and what it refuses. */
+  readonly description: string;
+  readonly parameters: Readonly<Record<string, JsonSchema>>;
+  readonly required: readonly string[];
+  readonly execute: (args: Args) => Promise<unknown>;
+}
+
+/** A built-in tool as [name, tool], ready for the map of built-ins. */
+export const defineBuiltIn = ({
+  name,
+  description,
+  parameters,
+  required,
+  execute,
+}: BuiltInSpec): readonly [string, FaeTool] => {
+  const schema: ToolSchema = harden({
+    type: 'function',
+    function: {
+      name,
+      description,
+      parameters: { type: 'object', properties: parameters, required },
+    },
+  });
+  const accepted = Object.keys(parameters);
+  const tool = makeExo(`${name}BuiltIn`, FaeToolInterface, {
+    schema: () => schema,
+    execute: async (args: Args) => {
+      const unknown = Object.keys(args).find(key => !accepted.includes(key));
+      if (unknown !== undefined) {
+        const choices =
+          accepted.length > 0
+            ? `it accepts ${accepted.map(key => q(key)).join(', ')}`
+            : 'it takes no arguments';
+        throw Error(`unknown argument ${q(unknown)}; ${choices}`);
+      }
+      return harden(await execute(args));
+    },
+    help: () => description,
+  });
+  return harden([name, tool]);
+};
+harden(defineBuiltIn);
+
+/** "tools/greet" for a path, for the texts the model reads. */
+export const showPath = (path: readonly string[]) => q(path.join('/'));
+harden(showPath);
+
+export const MESSAGE_NUMBER: JsonSchema = harden({
+  type: 'integer',
+  description: 'The message number, as shown in "Message #N".',
+});
+
+export const PET_NAME_PATH: JsonSchema = harden({
+  type: 'string',
+  description: 'A pet name such as "notes", or a path such as "tools/greet".',
+});
+
+export const REPLACE: JsonSchema = harden({
+  type: 'boolean',
+  description: 'true to replace what an existing name holds (refused by default).',
+});
