@@ -26,8 +26,8 @@ test('every temporary directory a test makes is removed, also when the test fail
     lines.forEach((line, index) => {
       if (!/mkdtemp/.test(line)) return;
       // The removal must be registered right where the directory is made.
-      const nearby = lines.slice(index, index + 3).join('\n');
-      if (!/t\.teardown\(\(\) => fs\.rmSync\(/.test(nearby)) {
+      const nearby = lines.slice(index, index + 6).join('\n');
+      if (!(/t\.teardown\(/.test(nearby) && /fs\.rmSync\(/.test(nearby))) {
         offenders.push(`${path.relative(TEST_SOURCES, file)}:${index + 1}`);
       }
     });
