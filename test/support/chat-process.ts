@@ -45,7 +45,7 @@ const cleanEnv = (extra: Readonly<Record<string, string>>) => {
   return { ...env, ...extra };
 };
 
-export const startChat = ({ env = {}, args = [], timeoutMs = 30_000 }: ChatOptions = {}) => {
+export const startChat = ({ env = {}, args = [], timeoutMs = 90_000 }: ChatOptions = {}) => {
   const started = Date.now();
   const child = spawn(process.execPath, ['--import', '@endo/init', CHAT_ENTRY, ...args], {
     cwd: REPO_ROOT,
