@@ -1,5 +1,6 @@
 // The local daemon's guests, caplets, cancellation, restart, collection,
-// latency and counters against the spec (§2, §3, §7).
+// latency and counters against the February spec (§2, §3, §7), whatever
+// FAE_TEST_DIALECT says; May and August: local-daemon-dialect-names.test.ts.
 import test from 'ava';
 import { E, Far } from '@endo/far';
 import { capletUrl, makeLocalDaemon, nextMessage, type MessageRecord } from './support/daemon.js';
@@ -11,7 +12,7 @@ type Far = any;
 const echoUrl = capletUrl('daemon-echo-caplet');
 
 test('provideGuest makes a guest; an existing name resolves to what it denotes', async t => {
-  const daemon = makeLocalDaemon();
+  const daemon = makeLocalDaemon({ dialect: 'feb' });
   const host: Far = await daemon.host;
   await E(host).storeValue('a tool', 'greet-tool');
   const guest: Far = await E(host).provideGuest('fae', {
@@ -39,7 +40,7 @@ test('provideGuest makes a guest; an existing name resolves to what it denotes',
 });
 
 test('makeUnconfined imports the module and calls make(powersPromise, contextPresence, { env })', async t => {
-  const daemon = makeLocalDaemon();
+  const daemon = makeLocalDaemon({ dialect: 'feb' });
   const host: Far = await daemon.host;
   await E(host).provideGuest('fae', { agentName: 'profile-for-fae' });
   const caplet: Far = await E(host).makeUnconfined('MAIN', echoUrl, {
@@ -62,7 +63,7 @@ test('makeUnconfined imports the module and calls make(powersPromise, contextPre
 });
 
 test('a plain path works as the specifier, and env defaults to {}', async t => {
-  const daemon = makeLocalDaemon();
+  const daemon = makeLocalDaemon({ dialect: 'feb' });
   const host: Far = await daemon.host;
   const { fileURLToPath } = await import('node:url');
   const caplet: Far = await E(host).makeUnconfined(undefined, fileURLToPath(echoUrl), { resultName: 'echo' });
@@ -73,7 +74,7 @@ test('a plain path works as the specifier, and env defaults to {}', async t => {
 });
 
 test('env values must be strings; options with undefined values are absent', async t => {
-  const daemon = makeLocalDaemon();
+  const daemon = makeLocalDaemon({ dialect: 'feb' });
   const host: Far = await daemon.host;
   await t.throwsAsync(
     E(host).makeUnconfined('MAIN', echoUrl, { resultName: 'x', env: { LAL_HOST: undefined } }),
@@ -95,7 +96,7 @@ test('env values must be strings; options with undefined values are absent', asy
 });
 
 test('resultName is bound before make runs; a failed make leaves it bound', async t => {
-  const daemon = makeLocalDaemon();
+  const daemon = makeLocalDaemon({ dialect: 'feb' });
   const host: Far = await daemon.host;
   await t.throwsAsync(
     E(host).makeUnconfined('MAIN', capletUrl('daemon-failing-caplet'), { resultName: 'broken' }),
@@ -112,7 +113,7 @@ test('resultName is bound before make runs; a failed make leaves it bound', asyn
 });
 
 test('an unbound worker or powers name creates a worker or a guest under that name', async t => {
-  const daemon = makeLocalDaemon();
+  const daemon = makeLocalDaemon({ dialect: 'feb' });
   const host: Far = await daemon.host;
   const caplet: Far = await E(host).makeUnconfined('my-worker', echoUrl, {
     powersName: 'new-guest',
@@ -128,7 +129,7 @@ test('an unbound worker or powers name creates a worker or a guest under that na
 });
 
 test('makeCaplet runs an in-process make through the same machinery', async t => {
-  const daemon = makeLocalDaemon();
+  const daemon = makeLocalDaemon({ dialect: 'feb' });
   const host: Far = await daemon.host;
   await E(host).provideGuest('fae', { agentName: 'profile-for-fae' });
   const seen: { powersIsPromise?: boolean; env?: object } = {};
@@ -151,7 +152,7 @@ test('makeCaplet runs an in-process make through the same machinery', async t =>
 });
 
 test('a caplet result that is not passable makes the call fail', async t => {
-  const daemon = makeLocalDaemon();
+  const daemon = makeLocalDaemon({ dialect: 'feb' });
   const host: Far = await daemon.host;
   await t.throwsAsync(
     daemon.makeCaplet(() => ({ notFar: () => 1 }), { resultName: 'bad' }),
@@ -162,7 +163,7 @@ test('a caplet result that is not passable makes the call fail', async t => {
 });
 
 test('cancel rejects whenCancelled with the reason and resolves whenDisposed', async t => {
-  const daemon = makeLocalDaemon();
+  const daemon = makeLocalDaemon({ dialect: 'feb' });
   const host: Far = await daemon.host;
   let context: Far;
   await daemon.makeCaplet(
@@ -181,7 +182,7 @@ test('cancel rejects whenCancelled with the reason and resolves whenDisposed', a
 });
 
 test('a caplet may cancel itself; its dependents are cancelled too', async t => {
-  const daemon = makeLocalDaemon();
+  const daemon = makeLocalDaemon({ dialect: 'feb' });
   let first: Far;
   let second: Far;
   await daemon.makeCaplet((_p, ctx) => {
@@ -200,7 +201,7 @@ test('a caplet may cancel itself; its dependents are cancelled too', async t => 
 });
 
 test('losing the last name collects a caplet: its context is cancelled', async t => {
-  const daemon = makeLocalDaemon();
+  const daemon = makeLocalDaemon({ dialect: 'feb' });
   const host: Far = await daemon.host;
   const contexts: Far[] = [];
   const make = (_powers: unknown, context: object) => {
@@ -228,7 +229,7 @@ test('losing the last name collects a caplet: its context is cancelled', async t
 });
 
 test('undismissed mail keeps its attachments alive', async t => {
-  const daemon = makeLocalDaemon();
+  const daemon = makeLocalDaemon({ dialect: 'feb' });
   const host: Far = await daemon.host;
   const guest: Far = await E(host).provideGuest('fae');
   let context: Far;
@@ -255,7 +256,7 @@ test('undismissed mail keeps its attachments alive', async t => {
 });
 
 test('restart keeps names and mail, cancels contexts, kills iterators, makes caplets again', async t => {
-  const daemon = makeLocalDaemon();
+  const daemon = makeLocalDaemon({ dialect: 'feb' });
   const host: Far = await daemon.host;
   await E(host).provideGuest('fae', { agentName: 'profile-for-fae' });
   const first: Far = await E(host).makeUnconfined('MAIN', capletUrl('daemon-counting-caplet'), {
@@ -293,7 +294,7 @@ test('restart keeps names and mail, cancels contexts, kills iterators, makes cap
 });
 
 test('latency delays calls and counters count them per method', async t => {
-  const daemon = makeLocalDaemon({ latencyMs: 5 });
+  const daemon = makeLocalDaemon({ dialect: 'feb', latencyMs: 5 });
   const host: Far = await daemon.host;
   daemon.resetCallCounts();
   await E(host).list();

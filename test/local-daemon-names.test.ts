@@ -1,4 +1,6 @@
-// The local daemon's names and directories against the spec (§1, §4.2).
+// The local daemon's names and directories against the February spec (§1,
+// §4.2), whatever FAE_TEST_DIALECT says; May and August have their own in
+// local-daemon-dialect-names.test.ts.
 import test from 'ava';
 import { E } from '@endo/far';
 import { makeLocalDaemon } from './support/daemon.js';
@@ -10,7 +12,7 @@ type Far = any;
 const ID = /^[0-9a-f]{128}:[0-9a-f]{128}$/;
 
 const setup = async () => {
-  const daemon = makeLocalDaemon();
+  const daemon = makeLocalDaemon({ dialect: 'feb' });
   const host: Far = await daemon.host;
   const guest: Far = await E(host).provideGuest('fae', { agentName: 'profile-for-fae' });
   return { daemon, host, guest };

@@ -1,4 +1,5 @@
-// makeRefIterator (spec §5.6) over the local daemon's iterator references.
+// makeRefIterator (spec §5.6) over the local daemon's iterator references,
+// which February and May hand out (August: local-daemon-aug.test.ts).
 import test from 'ava';
 import { E } from '@endo/far';
 import { makeLocalDaemon, makeRefIterator } from './support/daemon.js';
@@ -8,7 +9,7 @@ import { makeLocalDaemon, makeRefIterator } from './support/daemon.js';
 type Far = any;
 
 test('makeRefIterator forwards calls unchanged and is its own async iterable', async t => {
-  const daemon = makeLocalDaemon();
+  const daemon = makeLocalDaemon({ dialect: 'feb' });
   const host: Far = await daemon.host;
   await E(host).send('SELF', ['note'], [], []);
   // A promise for the reference is fine: calls are forwarded through E().

@@ -1,19 +1,22 @@
-// Guest and host exos (spec §4, §7): the pet sitter's name operations,
-// mail, stored values, and for a host, guests and caplets.
+// Guest and host exos (spec §4, §7; next spec §3-§5): the pet sitter's
+// name operations, mail, stored values, and for a host, guests and caplets
+// (host.ts).
 import { makeExo } from '@endo/exo';
-import { q } from '@endo/errors';
 import type { AgentFormula, Kernel } from './kernel.js';
 import type { Instrument } from './instrument.js';
 import type { Formulator } from './formulate.js';
 import type { CapletRunner } from './caplets.js';
-import { makeDirectoryOps, type DirectoryOps } from './directory.js';
+import { makeDirectoryOps } from './directory.js';
+import { bindingMethods } from './directory-new.js';
+import { makeHostMethods, type HostInternals } from './host.js';
+import { idFromLocator } from './locators.js';
 import { makePetSitter } from './hubs.js';
 import { makeMailOps, type PostOffice } from './mail.js';
-import { GuestInterface, HostInterface } from './interfaces.js';
-import { agentDocs, hostDocs, makeHelp } from './help.js';
+import { interfacesFor } from './interfaces.js';
+import { agentDocs, docsFor, hostDocs, makeHelp } from './help.js';
 import { assertValidId } from './ids.js';
 import { makeValueMarshal } from './value-marshal.js';
-import { assertName, assertPetName, namePathFrom, petNamePathFrom } from './names.js';
+import type { FollowOut } from './far-follower.js';
 
 type NameOrPath = string | readonly string[];
 
@@ -25,12 +28,15 @@ export interface AgentPowers {
   readonly runner: CapletRunner;
   /** Caplets made without a result name: kept alive as if pinned. */
   readonly transientRoots: Set<string>;
+  /** Hands out follow* results in the dialect's form. */
+  readonly follow: FollowOut;
 }
 
 const makeAgentMethods = (id: string, formula: AgentFormula, powers: AgentPowers) => {
   const { kernel, formulator, post } = powers;
+  const { petNamePathFrom } = kernel.rules;
   const root = makePetSitter(kernel, formula.store, formula.specials);
-  const names = makeDirectoryOps(kernel, root, formulator.directory);
+  const names = makeDirectoryOps(kernel, root, formulator.directory, powers.follow);
   const mail = makeMailOps(kernel, id, formula, names, post);
   const marshal = makeValueMarshal(kernel);
   const methods = {
@@ -38,17 +44,20 @@ const makeAgentMethods = (id: string, formula: AgentFormula, powers: AgentPowers
     identify: names.identify,
     reverseIdentify: names.reverseIdentify,
     locate: names.locate,
+    reverseLocate: names.reverseLocate,
+    followNameChanges: names.followNameChanges,
+    followLocatorNameChanges: names.followLocatorNameChanges,
     list: names.list,
     listIdentifiers: names.listIdentifiers,
     lookup: names.lookup,
     reverseLookup: names.reverseLookup,
-    write: names.write,
+    ...bindingMethods(kernel, names),
     remove: names.remove,
     move: names.move,
     copy: names.copy,
     makeDirectory: names.makeDirectory,
     lookupById: async (formulaId: string) => {
-      assertValidId(formulaId);
+      assertValidId(kernel.dialect, formulaId);
       return kernel.provide(formulaId);
     },
     storeValue: async (value: unknown, nameOrPath: NameOrPath) => {
@@ -61,6 +70,9 @@ const makeAgentMethods = (id: string, formula: AgentFormula, powers: AgentPowers
       kernel.register(valueId, { type: 'marshal', body, slots: harden([...slots]) });
     },
     handle: async () => kernel.provide(formula.handle),
+    ...(kernel.dialect === 'aug'
+      ? { lookupByLocator: async (locator: string) => kernel.provide(idFromLocator('aug', locator)) }
+      : {}),
     ...mail,
   };
   return { root, names, methods, marshal };
@@ -86,10 +98,11 @@ const instrumentAll = (
 
 export const makeGuestExo = (id: string, formula: AgentFormula, powers: AgentPowers): object => {
   const { root, methods } = makeAgentMethods(id, formula, powers);
-  const help = makeHelp('An EndoGuest: the powers of a guest agent.', agentDocs);
+  const { dialect } = powers.kernel;
+  const help = makeHelp('An EndoGuest: the powers of a guest agent.', docsFor(dialect, agentDocs, true));
   const exo = makeExo(
     'EndoGuest',
-    GuestInterface,
+    interfacesFor(dialect).GuestInterface,
     instrumentAll(powers.instrument, { help: async (name?: string) => help(name), ...methods }),
   );
   powers.kernel.setHub(exo, root);
@@ -97,114 +110,6 @@ export const makeGuestExo = (id: string, formula: AgentFormula, powers: AgentPow
 };
 harden(makeGuestExo);
 
-const makeHostMethods = (formula: AgentFormula, names: DirectoryOps, powers: AgentPowers) => {
-  const { kernel, formulator, runner, transientRoots } = powers;
-
-  /** Writes introduced names into an agent's top level (spec §2.5). */
-  const introduce = (targetId: string, introducedNames: Record<string, unknown>) => {
-    for (const [hostName, guestName] of Object.entries(introducedNames)) {
-      assertName(hostName);
-      const introducedId = (() => {
-        const special = formula.specials[hostName];
-        return special ?? formula.store.identify(hostName);
-      })();
-      if (introducedId === undefined) continue;
-      const target = kernel.formulas.get(targetId);
-      if (target?.type !== 'host' && target?.type !== 'guest') {
-        // What the daemon reports when the name denotes a handle, not an agent.
-        throw TypeError('agent.write is not a function');
-      }
-      assertPetName(String(guestName));
-      target.store.write(String(guestName), introducedId);
-    }
-  };
-
-  const provideGuest = async (
-    petName?: string,
-    options: { introducedNames?: Record<string, unknown>; agentName?: string } = {},
-  ) => {
-    const { introducedNames = {}, agentName } = options;
-    if (petName !== undefined) {
-      const existing = await names.identify(petName);
-      if (existing !== undefined) {
-        // Whatever the name denotes; for a guest that is its handle.
-        introduce(existing, introducedNames);
-        return kernel.provide(existing);
-      }
-      assertPetName(petName);
-    }
-    if (agentName !== undefined) assertPetName(agentName);
-    const { agentId, handleId } = formulator.guest(formula.handle);
-    if (petName !== undefined) formula.store.write(petName, handleId);
-    if (agentName !== undefined) formula.store.write(agentName, agentId);
-    introduce(agentId, introducedNames);
-    return kernel.provide(agentId);
-  };
-
-  const makeUnconfined = async (
-    workerName: string | undefined,
-    specifier: string,
-    options: { powersName?: string; resultName?: NameOrPath; env?: Record<string, string> } = {},
-  ) => {
-    const { powersName = 'NONE', resultName, env = {} } = options;
-    return makeCapletFormula({ workerName, specifier, local: undefined, powersName, resultName, env });
-  };
-
-  const makeCapletFormula = async (spec: {
-    workerName: string | undefined;
-    specifier: string | undefined;
-    local: string | undefined;
-    powersName: string;
-    resultName: NameOrPath | undefined;
-    env: Readonly<Record<string, string>>;
-  }) => {
-    const worker = await provideWorker(spec.workerName);
-    const powersId = await providePowers(spec.powersName);
-    const capletId = kernel.mintId();
-    // The result name is bound before the module is even loaded.
-    if (spec.resultName !== undefined) await names.write(spec.resultName, capletId);
-    else transientRoots.add(capletId);
-    kernel.register(capletId, {
-      type: 'make-unconfined',
-      worker,
-      powers: powersId,
-      specifier: spec.specifier,
-      local: spec.local,
-      env: harden({ ...spec.env }),
-    });
-    return kernel.provide(capletId);
-  };
-
-  const provideWorker = async (workerName: string | undefined) => {
-    if (workerName === undefined) return kernel.formulate({ type: 'worker' });
-    const existing = await names.identify(workerName);
-    if (existing !== undefined) return existing;
-    assertPetName(workerName);
-    const workerId = kernel.formulate({ type: 'worker' });
-    formula.store.write(workerName, workerId);
-    return workerId;
-  };
-
-  const providePowers = async (powersName: string) => {
-    if (!['NONE', 'AGENT', 'ENDO'].includes(powersName)) assertPetName(powersName);
-    const existing = await names.identify(powersName);
-    if (existing !== undefined) return existing;
-    // An unbound pet name: a new guest of this host, bound under that name.
-    const { agentId } = formulator.guest(formula.handle);
-    formula.store.write(powersName, agentId);
-    return agentId;
-  };
-
-  const cancel = async (nameOrPath: NameOrPath, reason: Error = Error('Cancelled')) => {
-    const id = await names.identifyPath(namePathFrom(nameOrPath));
-    if (id === undefined) throw TypeError(`Unknown pet name: ${q(nameOrPath)}`);
-    await runner.cancel(id, reason);
-  };
-
-  return { provideGuest, makeUnconfined, cancel, makeCapletFormula };
-};
-
-export type HostInternals = ReturnType<typeof makeHostMethods>;
 
 export const makeHostExo = (
   id: string,
@@ -213,10 +118,11 @@ export const makeHostExo = (
 ): { exo: object; internals: HostInternals } => {
   const { root, names, methods } = makeAgentMethods(id, formula, powers);
   const internals = makeHostMethods(formula, names, powers);
-  const help = makeHelp('An EndoHost: the powers of a host agent.', hostDocs);
+  const { dialect } = powers.kernel;
+  const help = makeHelp('An EndoHost: the powers of a host agent.', docsFor(dialect, hostDocs, true));
   const exo = makeExo(
     'EndoHost',
-    HostInterface,
+    interfacesFor(dialect).HostInterface,
     instrumentAll(powers.instrument, {
       help: async (name?: string) => help(name),
       ...methods,
@@ -229,3 +135,4 @@ export const makeHostExo = (
   return { exo, internals };
 };
 harden(makeHostExo);
+export type { HostInternals };

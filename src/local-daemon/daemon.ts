@@ -17,9 +17,11 @@ import { makeStoreHub } from './hubs.js';
 import { makeMailHub, makeMessageHub } from './mail-hub.js';
 import { HandleInterface } from './interfaces.js';
 import type { FollowerControl } from './follow.js';
+import { makeFollowOut } from './far-follower.js';
 import type { PendingRequest } from './mail.js';
 import type { MessageRecord } from './mailbox-state.js';
-import { agentDocs, hostDocs, makeHelp } from './help.js';
+import { agentDocs, docsFor, hostDocs, makeHelp } from './help.js';
+import { specialNames, type Dialect } from '../daemon/dialect.js';
 import { makeValueMarshal } from './value-marshal.js';
 
 const notAllowed = () => {
@@ -27,10 +29,10 @@ const notAllowed = () => {
 };
 
 /** NONE: an object with every agent method, each of which throws. */
-const makeLeastAuthority = () =>
+const makeLeastAuthority = (dialect: Dialect) =>
   Far(
     'EndoGuest',
-    Object.fromEntries(Object.keys(hostDocs).map(name => [name, notAllowed])),
+    Object.fromEntries(Object.keys(docsFor(dialect, hostDocs, true)).map(name => [name, notAllowed])),
   );
 
 // Lets the daemon's own code yield to CapTP so a cancellation reaches the
@@ -38,7 +40,12 @@ const makeLeastAuthority = () =>
 const settleTurns = () => new Promise<void>(resolve => setTimeout(resolve, 0));
 
 export const makeLocalDaemon = (options: LocalDaemonOptions = {}): LocalDaemon => {
-  const kernel: Kernel = makeKernel();
+  const dialect: Dialect = options.dialect ?? 'feb';
+  if (!['feb', 'may', 'aug'].includes(dialect)) {
+    throw RangeError(`The local daemon speaks feb, may or aug, not ${JSON.stringify(dialect)}`);
+  }
+  const kernel: Kernel = makeKernel(dialect);
+  const names = specialNames(dialect);
   const transientRoots = new Set<string>();
   const followers = new Set<FollowerControl>();
   const requests = new Map<string, PendingRequest>();
@@ -69,26 +76,24 @@ export const makeLocalDaemon = (options: LocalDaemonOptions = {}): LocalDaemon =
   });
   const { instrument } = instrumentation;
 
+  const follow = makeFollowOut(instrument, (control: FollowerControl) => {
+    followers.add(control);
+    return () => {
+      followers.delete(control);
+    };
+  }, dialect);
   const powers: AgentPowers = harden({
     kernel,
     instrument,
     formulator,
-    post: harden({
-      requests,
-      instrument,
-      track: (control: FollowerControl) => {
-        followers.add(control);
-        return () => {
-          followers.delete(control);
-        };
-      },
-    }),
+    post: harden({ requests, follow }),
     runner,
     transientRoots,
+    follow,
   });
 
   const openMessage = (record: MessageRecord) =>
-    makeDirectoryExo(kernel, instrument, makeMessageHub(kernel, record), formulator.directory, 'A message.');
+    makeDirectoryExo(kernel, instrument, makeMessageHub(kernel, record), formulator.directory, follow, 'A message.');
 
   const valueMarshal = makeValueMarshal(kernel);
   let rootHostInternals: HostInternals | undefined;
@@ -104,18 +109,18 @@ export const makeLocalDaemon = (options: LocalDaemonOptions = {}): LocalDaemon =
       case 'handle':
         return makeExo('Handle', HandleInterface, {});
       case 'directory':
-        return makeDirectoryExo(kernel, instrument, makeStoreHub(kernel, formula.store), formulator.directory);
+        return makeDirectoryExo(kernel, instrument, makeStoreHub(kernel, formula.store), formulator.directory, follow);
       case 'mail-hub': {
         const agent = kernel.formulaOf(formula.agent);
         if (agent.type !== 'host' && agent.type !== 'guest') throw Error('A mail hub needs an agent');
-        return makeDirectoryExo(kernel, instrument, makeMailHub(agent.mailbox, openMessage), formulator.directory, 'Messages.');
+        return makeDirectoryExo(kernel, instrument, makeMailHub(kernel, agent.mailbox, openMessage), formulator.directory, follow, 'Messages.');
       }
       case 'marshal':
         return valueMarshal.fromCapData({ body: formula.body, slots: [...formula.slots] });
       case 'make-unconfined':
         return runner.incarnate(id, formula);
       case 'least-authority':
-        return makeLeastAuthority();
+        return makeLeastAuthority(dialect);
       case 'endo':
         return Far('Endo', { help: () => makeHelp('The Endo daemon.', {})() });
       case 'worker':
@@ -162,6 +167,7 @@ export const makeLocalDaemon = (options: LocalDaemonOptions = {}): LocalDaemon =
   let nextLocal = 0;
 
   return harden({
+    dialect,
     get host() {
       return hostPresence;
     },
@@ -171,10 +177,10 @@ export const makeLocalDaemon = (options: LocalDaemonOptions = {}): LocalDaemon =
       localMakes.set(key, make);
       const internals = rootHostInternals as HostInternals;
       const value = await internals.makeCapletFormula({
-        workerName: capletOptions.workerName ?? 'MAIN',
+        workerName: capletOptions.workerName ?? names.main,
         specifier: undefined,
         local: key,
-        powersName: capletOptions.powersName ?? 'NONE',
+        powersName: capletOptions.powersName ?? names.none,
         resultName: capletOptions.resultName,
         env: capletOptions.env ?? {},
       });

@@ -5,13 +5,15 @@
 import { E } from '@endo/far';
 import { q } from '@endo/errors';
 import type { Hub, Kernel } from './kernel.js';
-import { assertValidId, formatLocator } from './ids.js';
-import { namePathFrom, petNamePathFrom } from './names.js';
+import { assertValidId } from './ids.js';
+import { formatLocator, idFromLocator } from './locators.js';
+import type { FollowOut } from './far-follower.js';
+import { locatorNameChangesSource, nameChangesSource, type NameFeed } from './name-changes.js';
 
 type NameOrPath = string | readonly string[];
 
 /** Adapts a value that is not one of ours to the hub protocol. */
-const makeRemoteHub = (value: unknown): Hub => {
+const makeRemoteHub = (value: unknown, bindMethod: 'write' | 'storeIdentifier'): Hub => {
   // `any`: the value is a remote reference of unknown shape.
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   const target = value as any;
@@ -21,7 +23,7 @@ const makeRemoteHub = (value: unknown): Hub => {
     lookup: (name: string) => E(target).lookup(name),
     list: () => E(target).list() as Promise<string[]>,
     reverseIdentify: (id: string) => E(target).reverseIdentify(id) as Promise<string[]>,
-    write: (name: string, id: string) => E(target).write(name, id) as Promise<void>,
+    write: (name: string, id: string) => E(target)[bindMethod](name, id) as Promise<void>,
     remove: (name: string) => E(target).remove(name) as Promise<void>,
     rename: (from: string, to: string) => E(target).move([from], [to]) as Promise<void>,
   });
@@ -32,6 +34,9 @@ export interface DirectoryOps {
   identify(...path: string[]): Promise<string | undefined>;
   reverseIdentify(id: string): Promise<string[]>;
   locate(...path: string[]): Promise<string | undefined>;
+  reverseLocate(locator: string): Promise<string[]>;
+  followNameChanges(): Promise<object>;
+  followLocatorNameChanges(locator: string): Promise<object>;
   list(...path: string[]): Promise<string[]>;
   listIdentifiers(...path: string[]): Promise<string[]>;
   lookup(nameOrPath: NameOrPath): Promise<unknown>;
@@ -51,8 +56,11 @@ export const makeDirectoryOps = (
   kernel: Kernel,
   root: Hub,
   formulateDirectory: () => string,
+  follow: FollowOut,
 ): DirectoryOps => {
-  const hubFor = (value: unknown): Hub => kernel.hubOf(value) ?? makeRemoteHub(value);
+  const { namePathFrom, petNamePathFrom } = kernel.rules;
+  const bindMethod = kernel.dialect === 'feb' ? 'write' : 'storeIdentifier';
+  const hubFor = (value: unknown): Hub => kernel.hubOf(value) ?? makeRemoteHub(value, bindMethod);
 
   const lookupPath = async (path: readonly string[]): Promise<unknown> => {
     let value: unknown = await root.lookup(path[0]);
@@ -86,21 +94,36 @@ export const makeDirectoryOps = (
     await writePath(to, id);
   };
 
+  const feedOf = (): NameFeed => {
+    if (root.feed === undefined) throw Error('This directory cannot be followed');
+    return root.feed;
+  };
+
+  const reverseIdentify = async (id: string) => {
+    assertValidId(kernel.dialect, id);
+    return harden([...(await root.reverseIdentify(id))]);
+  };
+
   return harden({
     has: async (...path: string[]) => {
       const names = namePathFrom(path);
       return (await hubAt(names.slice(0, -1))).has(names[names.length - 1]);
     },
     identify: async (...path: string[]) => identifyPath(namePathFrom(path)),
-    reverseIdentify: async (id: string) => {
-      assertValidId(id);
-      return harden([...(await root.reverseIdentify(id))]);
-    },
+    reverseIdentify,
     locate: async (...path: string[]) => {
       const id = await identifyPath(namePathFrom(path));
       if (id === undefined) return undefined;
       const formula = kernel.formulas.get(id);
-      return formatLocator(id, formula?.type ?? 'remote');
+      return formatLocator(kernel.dialect, id, formula?.type ?? 'remote');
+    },
+    reverseLocate: async (locator: string) => reverseIdentify(idFromLocator(kernel.dialect, locator)),
+    followNameChanges: async () => follow(nameChangesSource(kernel, feedOf())),
+    followLocatorNameChanges: async (locator: string) => {
+      const id = idFromLocator(kernel.dialect, locator);
+      const feed = feedOf();
+      const [self, host] = kernel.dialect === 'feb' ? ['SELF', 'HOST'] : ['@self', '@host'];
+      return follow(locatorNameChangesSource(feed, locator, id, self, host));
     },
     list,
     listIdentifiers: async (...path: string[]) => {
@@ -116,7 +139,7 @@ export const makeDirectoryOps = (
     },
     write: async (nameOrPath: NameOrPath, id: string) => {
       const path = petNamePathFrom(nameOrPath);
-      assertValidId(id, path[path.length - 1]);
+      assertValidId(kernel.dialect, id, path[path.length - 1]);
       await writePath(path, id);
     },
     remove: async (...path: string[]) => {

@@ -1,49 +1,54 @@
-// followMessages() iterators (spec §5.6): subscribe, replay the live inbox
-// in ascending order, then yield new deliveries. The replay walks the live
-// map, so a message delivered during the replay is seen by both the replay
-// and the subscription: duplicates are possible, exactly as upstream.
-import { makeExo } from '@endo/exo';
+// The daemon's follow* generators (followMessages, followNameChanges,
+// followLocatorNameChanges) as one local follower over a source: nothing
+// happens until the first pull; then it subscribes, replays the current
+// state, and yields live changes. A source's replay may walk live state,
+// so an item published during the replay can come twice (messages), as
+// upstream. How a follower is handed out (iterator reference or stream
+// reader) is the dialect's business: see far-follower.ts.
 import { makePromiseKit, type PromiseKit } from '@endo/promise-kit';
-import { AsyncIteratorInterface } from './interfaces.js';
-import type { Mailbox, MessageRecord } from './mailbox-state.js';
-import type { Instrument } from './instrument.js';
 
-type Result = IteratorResult<MessageRecord, unknown>;
+export interface FollowSource<T> {
+  /** Subscribes `push`; gives the replay and the unsubscriber. */
+  start(push: (item: T) => void): { readonly replay: Iterator<T>; readonly stop: () => void };
+}
 
 export interface FollowerControl {
-  /** Ends the iterator for good: pending and later next() calls reject. */
+  /** Ends the follower for good: pending and later pulls reject. */
   kill(reason: Error): void;
 }
 
-/**
- * @param instrument wraps each method (latency, counts)
- * @param track registers the iterator so restart()/stop() can kill it
- */
-export const makeMessageFollower = (
-  mailbox: Mailbox,
-  instrument: Instrument,
-  track: (control: FollowerControl) => () => void,
-): object => {
-  const queue: MessageRecord[] = [];
+/** A local async iterator; the far wrappers forward to it. */
+export interface Follower<T = unknown> {
+  next(): Promise<IteratorResult<T, unknown>>;
+  return(value?: unknown): Promise<IteratorResult<T, unknown>>;
+  throw(error?: unknown): Promise<IteratorResult<T, unknown>>;
+}
+
+/** Registers a live follower so restart()/stop() can kill it; returns the untracker. */
+export type Track = (control: FollowerControl) => () => void;
+
+export const makeFollower = <T>(source: FollowSource<T>, track: Track): Follower<T> => {
+  type Result = IteratorResult<T, unknown>;
+  const queue: T[] = [];
   const waiters: PromiseKit<Result>[] = [];
-  let replay: IterableIterator<MessageRecord> | undefined;
+  let replay: Iterator<T> | undefined;
   let started = false;
   let finished = false;
   let deathReason: Error | undefined;
-  let unsubscribe = () => {};
+  let stop = () => {};
   let untrack = () => {};
 
-  const push = (record: MessageRecord) => {
+  const push = (item: T) => {
     const waiter = waiters.shift();
-    if (waiter) waiter.resolve(harden({ value: record, done: false }));
-    else queue.push(record);
+    if (waiter) waiter.resolve(harden({ value: item, done: false }));
+    else queue.push(item);
   };
 
   const finish = () => {
     finished = true;
     replay = undefined;
     queue.length = 0;
-    unsubscribe();
+    stop();
     untrack();
   };
 
@@ -60,19 +65,19 @@ export const makeMessageFollower = (
     if (deathReason !== undefined) throw deathReason;
     if (finished) return harden({ value: undefined, done: true });
     if (!started) {
-      // Like the daemon's generator: work starts at the first next().
+      // Like the daemon's generators: work starts at the first pull.
       started = true;
-      unsubscribe = mailbox.subscribe(push);
+      const started_ = source.start(push);
+      stop = started_.stop;
+      replay = started_.replay;
       untrack = track(control);
-      replay = mailbox.live();
     }
     if (replay !== undefined) {
       const step = replay.next();
       if (!step.done) return harden({ value: step.value, done: false });
       replay = undefined;
     }
-    const queued = queue.shift();
-    if (queued !== undefined) return harden({ value: queued, done: false });
+    if (queue.length > 0) return harden({ value: queue.shift() as T, done: false });
     const waiter = makePromiseKit<Result>();
     waiters.push(waiter);
     return waiter.promise;
@@ -84,13 +89,13 @@ export const makeMessageFollower = (
     return harden({ value, done: true });
   };
 
-  return makeExo('AsyncIterator', AsyncIteratorInterface, {
-    next: instrument('next', next, false),
-    return: instrument('return', async (value?: unknown) => end(value), false),
-    throw: instrument('throw', async (error?: unknown) => {
+  return harden({
+    next,
+    return: async (value?: unknown) => end(value),
+    throw: async (error?: unknown) => {
       end(undefined);
       throw error;
-    }, false),
+    },
   });
 };
-harden(makeMessageFollower);
+harden(makeFollower);

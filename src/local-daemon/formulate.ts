@@ -1,5 +1,6 @@
 // Creating formulas (the daemon's "formulate*"): directories, guests and
-// hosts with their handles, pet stores, mailboxes and special-name tables.
+// hosts with their handles, pet stores, mailboxes and special-name tables
+// (spec §1.3; next spec §1: each generation's list and order).
 import type { AgentFormula, Kernel } from './kernel.js';
 import { makePetStore } from './pet-store.js';
 import { makeMailbox } from './mailbox-state.js';
@@ -8,6 +9,8 @@ import { makeMailbox } from './mailbox-state.js';
 export interface SharedFormulas {
   readonly endo: string;
   readonly main: string;
+  /** May and August: the shared Node worker, `@node`. */
+  readonly node: string;
   readonly none: string;
 }
 
@@ -20,10 +23,18 @@ export interface Formulator {
 
 const noChange = () => {};
 
+interface AgentIds {
+  readonly agentId: string;
+  readonly handleId: string;
+  readonly hostHandle: string;
+  readonly mailHubId: string;
+}
+
 export const makeFormulator = (kernel: Kernel): Formulator => {
   const shared = harden({
     endo: kernel.formulate({ type: 'endo' }),
     main: kernel.formulate({ type: 'worker' }),
+    node: kernel.formulate({ type: 'worker' }),
     none: kernel.formulate({ type: 'least-authority' }),
   });
 
@@ -32,7 +43,7 @@ export const makeFormulator = (kernel: Kernel): Formulator => {
   const agent = (
     type: 'host' | 'guest',
     hostHandle: string | undefined,
-    makeSpecials: (ids: { agentId: string; handleId: string; hostHandle: string; mailHubId: string }) => Record<string, string>,
+    makeSpecials: (ids: AgentIds) => Record<string, string>,
   ) => {
     const agentId = kernel.mintId();
     const handleId = kernel.formulate({ type: 'handle', agent: agentId });
@@ -44,36 +55,72 @@ export const makeFormulator = (kernel: Kernel): Formulator => {
       hostHandle: ownHostHandle,
       store: makePetStore(noChange),
       specials: harden(makeSpecials({ agentId, handleId, hostHandle: ownHostHandle, mailHubId })),
-      mailbox: makeMailbox(noChange),
+      mailbox: makeMailbox(noChange, kernel.dialect === 'feb'),
     };
     kernel.register(agentId, formula);
     return harden({ agentId, handleId });
   };
 
   // The order here is the order error messages list the special names in.
+  const { dialect } = kernel;
   const guest = (hostHandle: string) =>
-    agent('guest', hostHandle, ids => ({
-      AGENT: ids.agentId,
-      SELF: ids.handleId,
-      HOST: ids.hostHandle,
-      MAIL: ids.mailHubId,
-    }));
+    agent('guest', hostHandle, (ids): Record<string, string> =>
+      dialect === 'feb'
+        ? { AGENT: ids.agentId, SELF: ids.handleId, HOST: ids.hostHandle, MAIL: ids.mailHubId }
+        : {
+            '@agent': ids.agentId,
+            '@self': ids.handleId,
+            '@host': ids.hostHandle,
+            '@mail': ids.mailHubId,
+            // Each guest's networks directory is its own, and starts empty.
+            '@nets': directory(),
+            ...(dialect === 'aug' ? { '@planes': directory() } : {}),
+          },
+    );
 
-  const host = (parentHandle?: string) =>
-    agent('host', parentHandle, ids => ({
-      AGENT: ids.agentId,
-      SELF: ids.handleId,
-      HOST: ids.hostHandle,
-      MAIN: shared.main,
-      ENDO: shared.endo,
-      NETS: directory(),
-      PINS: directory(),
-      INFO: kernel.formulate({ type: 'pet-inspector' }),
-      NONE: shared.none,
-      MAIL: ids.mailHubId,
-      // A platform name the daemon adds under Node.
-      APPS: directory(),
-    }));
+  const febHost = (ids: AgentIds) => ({
+    AGENT: ids.agentId,
+    SELF: ids.handleId,
+    HOST: ids.hostHandle,
+    MAIN: shared.main,
+    ENDO: shared.endo,
+    NETS: directory(),
+    PINS: directory(),
+    INFO: kernel.formulate({ type: 'pet-inspector' }),
+    NONE: shared.none,
+    MAIL: ids.mailHubId,
+    // A platform name the daemon adds under Node.
+    APPS: directory(),
+  });
+  const mayHost = (ids: AgentIds) => ({
+    '@agent': ids.agentId,
+    '@self': ids.handleId,
+    '@host': ids.hostHandle,
+    '@main': shared.main,
+    '@node': shared.node,
+    '@endo': shared.endo,
+    '@nets': directory(),
+    '@pins': directory(),
+    '@info': kernel.formulate({ type: 'pet-inspector' }),
+    '@none': shared.none,
+    '@mail': ids.mailHubId,
+  });
+  const augHost = (ids: AgentIds) => ({
+    '@agent': ids.agentId,
+    '@self': ids.handleId,
+    '@host': ids.hostHandle,
+    '@main': shared.main,
+    '@node': shared.node,
+    '@registry': directory(),
+    '@endo': shared.endo,
+    '@nets': directory(),
+    '@planes': directory(),
+    '@pins': directory(),
+    '@none': shared.none,
+    '@mail': ids.mailHubId,
+  });
+  const hostSpecials = { feb: febHost, may: mayHost, aug: augHost }[dialect];
+  const host = (parentHandle?: string) => agent('host', parentHandle, hostSpecials);
 
   return harden({ shared, directory, guest, host });
 };

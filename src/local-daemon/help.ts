@@ -20,6 +20,11 @@ export const directoryDocs = harden({
   identify: 'identify(...path) gives the formula id a name denotes, or undefined.',
   reverseIdentify: 'reverseIdentify(id) lists the names bound to an id.',
   locate: 'locate(...path) gives the locator of a name, or undefined.',
+  reverseLocate: 'reverseLocate(locator) lists the names bound to the formula a locator names.',
+  followNameChanges:
+    'followNameChanges() gives an iterator reference: every current name, then each add or remove.',
+  followLocatorNameChanges:
+    'followLocatorNameChanges(locator) gives an iterator reference: the names of one formula, then their changes.',
   list: 'list(...path) lists names: special names first, then pet names, each sorted.',
   listIdentifiers: 'listIdentifiers(...path) lists the distinct ids of the names, sorted.',
   lookup: 'lookup(nameOrPath) gives the value a name denotes; throws on an unknown name.',
@@ -55,3 +60,30 @@ export const hostDocs = harden({
     'makeUnconfined(workerName, specifier, { powersName, resultName, env }) runs a module\'s make().',
   cancel: 'cancel(nameOrPath, reason?) cancels the caplet a name denotes.',
 });
+
+const newDocs = harden({
+  storeIdentifier: 'storeIdentifier(nameOrPath, id) binds a pet name to a formula id, replacing any binding.',
+  storeLocator: 'storeLocator(nameOrPath, locator) binds a pet name to the formula an endo:// locator names.',
+  maybeLookup: 'maybeLookup(nameOrPath) is lookup, but undefined when the first name is unbound.',
+  listLocators: 'listLocators(...path) gives { name: locator } for the names.',
+});
+const augDocs = harden({
+  lookupByLocator: 'lookupByLocator(locator) gives the value of the formula a locator names.',
+  editMessage: 'editMessage(number, strings, edgeNames, petNames, { done }?) revises a package you sent.',
+  messageHistory: 'messageHistory(number) lists the revisions of a message, kept in memory.',
+});
+
+/**
+ * One generation's documentation: May and August have storeIdentifier and
+ * friends instead of write; August agents also edit messages.
+ */
+export const docsFor = (
+  dialect: 'feb' | 'may' | 'aug',
+  docs: Readonly<Record<string, string>>,
+  isAgent: boolean,
+): Readonly<Record<string, string>> => {
+  if (dialect === 'feb') return docs;
+  const { write: _write, ...rest } = docs;
+  return harden({ ...rest, ...newDocs, ...(dialect === 'aug' && isAgent ? augDocs : {}) });
+};
+harden(docsFor);

@@ -1,9 +1,9 @@
 // Name hubs backed by a pet store: a plain directory, and the "pet sitter"
-// that overlays an agent's special names (spec §1.3) on its pet store.
+// that overlays an agent's special names (spec §1.3; next spec §1) on its
+// pet store.
 import { q } from '@endo/errors';
 import type { Hub, Kernel } from './kernel.js';
 import type { PetStore } from './pet-store.js';
-import { assertPetName, isSpecialName } from './names.js';
 
 const unknownPetName = (name: string) => TypeError(`Unknown pet name: ${q(name)}`);
 
@@ -16,6 +16,7 @@ const lookupBy =
   };
 
 export const makeStoreHub = (kernel: Kernel, store: PetStore): Hub => {
+  const { assertPetName } = kernel.rules;
   const identify = (name: string) => {
     assertPetName(name);
     return store.identify(name);
@@ -39,6 +40,7 @@ export const makeStoreHub = (kernel: Kernel, store: PetStore): Hub => {
       assertPetName(to);
       store.rename(from, to);
     },
+    feed: harden({ specials: {}, store }),
   });
 };
 harden(makeStoreHub);
@@ -52,19 +54,29 @@ export const makePetSitter = (
   specials: Readonly<Record<string, string>>,
 ): Hub => {
   const directory = makeStoreHub(kernel, store);
-  const isSpecial = (name: string) => {
-    if (!isSpecialName(name)) return false;
-    if (!Object.hasOwn(specials, name)) {
-      throw Error(
-        `Invalid pet name ${q(name)} and not one of ${Object.keys(specials).join(', ')}`,
-      );
-    }
-    return true;
+  const { isPetName, isSpecialName } = kernel.rules;
+  const notOneOf = (name: string) =>
+    Error(`Invalid pet name ${q(name)} and not one of ${Object.keys(specials).join(', ')}`);
+  // February: an unknown special-looking name throws, from has() too.
+  const febIdentify = (name: string) => {
+    if (!isSpecialName(name)) return directory.identify(name) as string | undefined;
+    if (!Object.hasOwn(specials, name)) throw notOneOf(name);
+    return specials[name];
   };
-  const identify = (name: string) =>
-    isSpecial(name) ? specials[name] : (directory.identify(name) as string | undefined);
+  // May and August: identify() says "not one of"; has() asks the store,
+  // which rejects any name that is not a pet name.
+  const newIdentify = (name: string) => {
+    if (Object.hasOwn(specials, name)) return specials[name];
+    if (!isPetName(name)) throw notOneOf(name);
+    return directory.identify(name) as string | undefined;
+  };
+  const isFeb = kernel.dialect === 'feb';
+  const identify = isFeb ? febIdentify : newIdentify;
+  const has = isFeb
+    ? (name: string) => identify(name) !== undefined
+    : (name: string) => Object.hasOwn(specials, name) || (directory.has(name) as boolean);
   return harden({
-    has: (name: string) => identify(name) !== undefined,
+    has,
     identify,
     lookup: lookupBy(kernel, identify),
     list: () => [...Object.keys(specials).sort(), ...store.list()],
@@ -75,6 +87,7 @@ export const makePetSitter = (
     write: directory.write,
     remove: directory.remove,
     rename: directory.rename,
+    feed: harden({ specials, store }),
   });
 };
 harden(makePetSitter);

@@ -1,35 +1,28 @@
-// Formula identifiers and message ids (spec §1.1): 512 random bits written
-// as 128 lowercase hex digits; an id is `<formulaNumber>:<nodeNumber>`.
+// Formula identifiers and message ids: random numbers written in lowercase
+// hex, 128 digits in February (spec §1.1) and 64 in May and August (next
+// spec §1); an id is `<formulaNumber>:<nodeNumber>`.
 import { randomBytes } from 'node:crypto';
 import { q } from '@endo/errors';
+import type { Dialect } from '../daemon/dialect.js';
 
-const ID_PATTERN = /^[0-9a-f]{128}:[0-9a-f]{128}$/;
+const digits = (dialect: Dialect) => (dialect === 'feb' ? 128 : 64);
+const patterns = new Map<number, RegExp>([
+  [128, /^[0-9a-f]{128}:[0-9a-f]{128}$/],
+  [64, /^[0-9a-f]{64}:[0-9a-f]{64}$/],
+]);
 
-/** 128 lowercase hex digits: a formula number, node number or message id. */
-export const makeRandomHex = (): string => randomBytes(64).toString('hex');
+/** A formula number, node number or message id of the dialect's length. */
+export const makeRandomHex = (dialect: Dialect = 'feb'): string =>
+  randomBytes(digits(dialect) / 2).toString('hex');
 harden(makeRandomHex);
 
-export const isValidId = (id: unknown): id is string =>
-  typeof id === 'string' && ID_PATTERN.test(id);
+export const isValidId = (id: unknown, dialect: Dialect = 'feb'): id is string =>
+  typeof id === 'string' && (patterns.get(digits(dialect)) as RegExp).test(id);
 harden(isValidId);
 
-export const assertValidId = (id: string, petName?: string): void => {
-  if (isValidId(id)) return;
+export const assertValidId = (dialect: Dialect, id: string, petName?: string): void => {
+  if (isValidId(id, dialect)) return;
   const suffix = petName === undefined ? '' : ` for pet name ${q(petName)}`;
   throw Error(`Invalid formula identifier ${q(id)}${suffix}`);
 };
 harden(assertValidId);
-
-export const parseId = (id: string): { number: string; node: string } => {
-  assertValidId(id);
-  const [number, node] = id.split(':');
-  return harden({ number, node });
-};
-harden(parseId);
-
-/** `endo://<node>/?id=<number>&type=<type>` (spec §1.1). */
-export const formatLocator = (id: string, type: string): string => {
-  const { number, node } = parseId(id);
-  return `endo://${node}/?id=${number}&type=${type}`;
-};
-harden(formatLocator);

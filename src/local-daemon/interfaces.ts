@@ -1,6 +1,8 @@
-// Interface guards of the daemon's exos (spec §1.4). Guards check types
-// only; name syntax is checked inside the methods. Shapes are named once.
+// Interface guards of the daemon's exos (spec §1.4; next spec §1, §3, §4),
+// per generation. Guards check types only; name syntax is checked inside
+// the methods. Shapes are named once.
 import { M } from '@endo/patterns';
+import type { Dialect } from '../daemon/dialect.js';
 
 const NameShape = M.string();
 const NamePathShape = M.arrayOf(NameShape);
@@ -13,7 +15,7 @@ const MessageNumberShape = M.bigint();
 const EnvShape = M.recordOf(M.string(), M.string());
 const MakeCapletOptionsShape = M.splitRecord(
   {},
-  { powersName: NameShape, resultName: NameOrPathShape, env: EnvShape },
+  { powersName: NameShape, resultName: NameOrPathShape, env: EnvShape, workerTrustedShims: M.arrayOf(M.string()) },
 );
 
 const directoryMethods = {
@@ -22,6 +24,9 @@ const directoryMethods = {
   identify: M.call().rest(NamePathShape).returns(M.any()),
   reverseIdentify: M.call(IdShape).returns(M.any()),
   locate: M.call().rest(NamePathShape).returns(M.any()),
+  reverseLocate: M.call(M.string()).returns(M.any()),
+  followNameChanges: M.call().returns(M.any()),
+  followLocatorNameChanges: M.call(M.string()).returns(M.any()),
   list: M.call().rest(NamePathShape).returns(M.any()),
   listIdentifiers: M.call().rest(NamePathShape).returns(M.any()),
   lookup: M.call(NameOrPathShape).returns(M.any()),
@@ -50,18 +55,81 @@ const agentMethods = {
   reject: M.call(MessageNumberShape).optional(M.string()).returns(M.any()),
 };
 
-export const DirectoryInterface = M.interface('EndoDirectory', directoryMethods);
+/** May and August replace `write`; August adds edits and locator lookups. */
+const newDirectoryMethods = {
+  storeIdentifier: M.call(NameOrPathShape, IdShape).returns(M.any()),
+  storeLocator: M.call(NameOrPathShape, M.string()).returns(M.any()),
+  maybeLookup: M.call(NameOrPathShape).returns(M.any()),
+  listLocators: M.call().rest(NamePathShape).returns(M.any()),
+};
 
-export const GuestInterface = M.interface('EndoGuest', agentMethods);
+const withoutWrite = <T extends { write: unknown }>(methods: T): Omit<T, 'write'> => {
+  const { write: _write, ...rest } = methods;
+  return rest;
+};
 
-export const HostInterface = M.interface('EndoHost', {
-  ...agentMethods,
+const StringsShape = M.arrayOf(M.string());
+
+const hostMethods = {
   provideGuest: M.call().optional(NameShape, M.record()).returns(M.any()),
   makeUnconfined: M.call(M.or(NameShape, M.undefined()), M.string())
     .optional(MakeCapletOptionsShape)
     .returns(M.any()),
   cancel: M.call(NameOrPathShape).optional(M.any()).returns(M.any()),
-});
+};
+
+const makeInterfaces = (dialect: Dialect) => {
+  if (dialect === 'feb') {
+    return harden({
+      DirectoryInterface: M.interface('EndoDirectory', directoryMethods),
+      GuestInterface: M.interface('EndoGuest', agentMethods),
+      HostInterface: M.interface('EndoHost', { ...agentMethods, ...hostMethods }),
+    });
+  }
+  const directory = { ...withoutWrite(directoryMethods), ...newDirectoryMethods };
+  const agent = {
+    ...withoutWrite(agentMethods),
+    ...newDirectoryMethods,
+    // The optional fifth argument sets replyTo.
+    send: M.call(NameOrPathShape, StringsShape, StringsShape, NamesOrPathsShape)
+      .optional(MessageNumberShape)
+      .returns(M.any()),
+    ...(dialect === 'aug'
+      ? {
+          lookupByLocator: M.call(M.string()).returns(M.any()),
+          editMessage: M.call(MessageNumberShape, StringsShape, StringsShape, NamesOrPathsShape)
+            .optional(M.splitRecord({}, { done: M.boolean() }))
+            .returns(M.any()),
+          messageHistory: M.call(MessageNumberShape).returns(M.any()),
+        }
+      : {}),
+  };
+  return harden({
+    DirectoryInterface: M.interface('EndoDirectory', directory),
+    GuestInterface: M.interface('EndoGuest', agent),
+    HostInterface: M.interface('EndoHost', { ...agent, ...hostMethods }),
+  });
+};
+
+/**
+ * `any`: the three generations' guards differ in method names, so the
+ * methods makeExo would derive from one guard's type fit none of them; the
+ * guards themselves check every call at run time.
+ */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type Interfaces = { readonly DirectoryInterface: any; readonly GuestInterface: any; readonly HostInterface: any };
+
+const interfaces = new Map<Dialect, Interfaces>();
+
+/** The guards of one generation, made once. */
+export const interfacesFor = (dialect: Dialect): Interfaces => {
+  let found = interfaces.get(dialect);
+  if (found === undefined) {
+    found = makeInterfaces(dialect);
+    interfaces.set(dialect, found);
+  }
+  return found;
+};
 
 /** `next` takes no arguments at all: `next(undefined)` is rejected. */
 export const AsyncIteratorInterface = M.interface('AsyncIterator', {

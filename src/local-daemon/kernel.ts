@@ -3,8 +3,11 @@
 // their ids and to their name hubs. Everything else is built on it.
 import { q } from '@endo/errors';
 import { makeRandomHex } from './ids.js';
+import { nameRulesFor, type NameRules } from './names.js';
 import type { PetStore } from './pet-store.js';
 import type { Mailbox } from './mailbox-state.js';
+import type { NameFeed } from './name-changes.js';
+import type { Dialect } from '../daemon/dialect.js';
 
 /**
  * What a name hub can do; agents, directories and the MAIL hubs implement
@@ -19,6 +22,8 @@ export interface Hub {
   write(name: string, id: string): void | Promise<void>;
   remove(name: string): void | Promise<void>;
   rename(from: string, to: string): void | Promise<void>;
+  /** Special names and pet store, for hubs that can be followed. */
+  readonly feed?: NameFeed;
 }
 
 export interface AgentFormula {
@@ -57,7 +62,13 @@ export type FormulaType = Formula['type'];
 export type Maker = (id: string, formula: Formula) => unknown;
 
 export interface Kernel {
+  /** The guest API generation this daemon speaks. */
+  readonly dialect: Dialect;
   readonly nodeNumber: string;
+  /** The dialect's name syntax. */
+  readonly rules: NameRules;
+  /** A fresh message id of the dialect's length. */
+  mintMessageId(): string;
   readonly formulas: Map<string, Formula>;
   mintId(): string;
   formulate(formula: Formula): string;
@@ -74,15 +85,15 @@ export interface Kernel {
   noteValue(value: unknown, id: string): void;
 }
 
-export const makeKernel = (): Kernel => {
-  const nodeNumber = makeRandomHex();
+export const makeKernel = (dialect: Dialect = 'feb'): Kernel => {
+  const nodeNumber = makeRandomHex(dialect);
   const formulas = new Map<string, Formula>();
   const values = new Map<string, unknown>();
   const hubs = new WeakMap<object, Hub>();
   const valueIds = new WeakMap<object, string>();
   let maker: Maker | undefined;
 
-  const mintId = () => `${makeRandomHex()}:${nodeNumber}`;
+  const mintId = () => `${makeRandomHex(dialect)}:${nodeNumber}`;
   const register = (id: string, formula: Formula) => {
     formulas.set(id, formula);
   };
@@ -100,7 +111,10 @@ export const makeKernel = (): Kernel => {
   };
 
   return harden({
+    dialect,
     nodeNumber,
+    rules: nameRulesFor(dialect),
+    mintMessageId: () => makeRandomHex(dialect),
     formulas,
     mintId,
     formulate: (formula: Formula) => {

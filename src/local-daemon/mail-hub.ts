@@ -1,39 +1,45 @@
-// The MAIL hub (spec §4.4): a read-only directory whose names are the
-// current message numbers; each opens a read-only message hub with FROM,
-// TO, DATE, TYPE, MESSAGE, REPLY?, then DESCRIPTION/PROMISE/RESOLVER for a
-// request or STRINGS and the edge names for a package.
+// The MAIL hub (spec §4.4; `@mail`, next spec §3.5): a read-only directory
+// whose names are the current message numbers; each opens a read-only
+// message hub with FROM, TO, DATE, TYPE, MESSAGE, REPLY?, then
+// DESCRIPTION/PROMISE/RESOLVER for a request or STRINGS and the edge names
+// for a package (`@from`, `@to`, ... after February).
 import type { Hub, Kernel } from './kernel.js';
 import type { Mailbox, MessageRecord } from './mailbox-state.js';
 import { q } from '@endo/errors';
 
-const notAllowed = (): never => {
-  throw Error('not allowed');
+/** February says "not allowed"; later generations name the mailbox. */
+const readOnlyFor = (kernel: Kernel) => {
+  const refuse = (): never => {
+    throw Error(kernel.dialect === 'feb' ? 'not allowed' : 'Mailbox directory is read-only');
+  };
+  return { write: refuse, remove: refuse, rename: refuse };
 };
 
-const readOnly = {
-  write: notAllowed,
-  remove: notAllowed,
-  rename: notAllowed,
-};
+/** A field's name: `FROM` in February, `@from` later. */
+const fieldNamer = (kernel: Kernel) => (name: string) =>
+  kernel.dialect === 'feb' ? name : `@${name.toLowerCase()}`;
 
 const unknownName = (name: string) => TypeError(`Unknown pet name: ${q(name)}`);
 
 /** Id-valued and data-valued names of one message. */
-const messageEntries = (record: MessageRecord): Array<[string, { id?: string; data?: unknown }]> => {
+const messageEntries = (
+  record: MessageRecord,
+  field: (name: string) => string,
+): Array<[string, { id?: string; data?: unknown }]> => {
   const entries: Array<[string, { id?: string; data?: unknown }]> = [
-    ['FROM', { id: record.from }],
-    ['TO', { id: record.to }],
-    ['DATE', { data: record.date }],
-    ['TYPE', { data: record.type }],
-    ['MESSAGE', { data: record.messageId }],
+    [field('FROM'), { id: record.from }],
+    [field('TO'), { id: record.to }],
+    [field('DATE'), { data: record.date }],
+    [field('TYPE'), { data: record.type }],
+    [field('MESSAGE'), { data: record.messageId }],
   ];
-  if (record.replyTo !== undefined) entries.push(['REPLY', { data: record.replyTo }]);
+  if (record.replyTo !== undefined) entries.push([field('REPLY'), { data: record.replyTo }]);
   if (record.type === 'request') {
-    entries.push(['DESCRIPTION', { data: record.description }]);
-    entries.push(['PROMISE', { id: record.promiseId as string }]);
-    entries.push(['RESOLVER', { id: record.resolverId as string }]);
+    entries.push([field('DESCRIPTION'), { data: record.description }]);
+    entries.push([field('PROMISE'), { id: record.promiseId as string }]);
+    entries.push([field('RESOLVER'), { id: record.resolverId as string }]);
   } else {
-    entries.push(['STRINGS', { data: record.strings }]);
+    entries.push([field('STRINGS'), { data: record.strings }]);
     const names = record.names as string[];
     const ids = record.ids as string[];
     // If an edge name occurs twice, the last occurrence wins.
@@ -43,7 +49,7 @@ const messageEntries = (record: MessageRecord): Array<[string, { id?: string; da
 };
 
 export const makeMessageHub = (kernel: Kernel, record: MessageRecord): Hub => {
-  const entries = new Map(messageEntries(record));
+  const entries = new Map(messageEntries(record, fieldNamer(kernel)));
   const entry = (name: string) => {
     const found = entries.get(name);
     if (found === undefined) throw unknownName(name);
@@ -59,7 +65,7 @@ export const makeMessageHub = (kernel: Kernel, record: MessageRecord): Hub => {
     list: () => [...entries.keys()],
     reverseIdentify: (id: string) =>
       [...entries].filter(([, value]) => value.id === id).map(([name]) => name),
-    ...readOnly,
+    ...readOnlyFor(kernel),
   });
 };
 harden(makeMessageHub);
@@ -68,6 +74,7 @@ harden(makeMessageHub);
  * @param makeHubExo gives a far face to a message hub
  */
 export const makeMailHub = (
+  kernel: Kernel,
   mailbox: Mailbox,
   openMessage: (record: MessageRecord) => unknown,
 ): Hub => {
@@ -89,7 +96,7 @@ export const makeMailHub = (
     },
     list: () => mailbox.list().map(record => String(record.number)),
     reverseIdentify: () => [],
-    ...readOnly,
+    ...readOnlyFor(kernel),
   });
 };
 harden(makeMailHub);

@@ -5,10 +5,9 @@ import { makePromiseKit } from '@endo/promise-kit';
 import type { AgentFormula, Kernel } from './kernel.js';
 import type { DirectoryOps } from './directory.js';
 import type { Mailbox, MessageRecord, WireMessage } from './mailbox-state.js';
-import type { Instrument } from './instrument.js';
-import { makeMessageFollower, type FollowerControl } from './follow.js';
-import { makeRandomHex } from './ids.js';
-import { assertEdgeNames, assertName, namePathFrom, petNamePathFrom } from './names.js';
+import type { FollowOut } from './far-follower.js';
+import { makeExternalize, mapIterator } from './message-out.js';
+import { makeEditOps } from './mail-edit.js';
 
 type NameOrPath = string | readonly string[];
 
@@ -21,8 +20,7 @@ export interface PendingRequest {
 /** Daemon-wide mail plumbing shared by every agent. */
 export interface PostOffice {
   readonly requests: Map<string, PendingRequest>;
-  readonly instrument: Instrument;
-  readonly track: (control: FollowerControl) => () => void;
+  readonly follow: FollowOut;
 }
 
 /** The inbox behind a recipient id: a handle's agent, or an agent itself. */
@@ -45,6 +43,9 @@ export const makeMailOps = (
   post: PostOffice,
 ) => {
   const { mailbox } = agent;
+  const { assertEdgeNames, assertName, namePathFrom, petNamePathFrom } = kernel.rules;
+  const isFeb = kernel.dialect === 'feb';
+  const externalize = makeExternalize(kernel);
   const selfId = agent.handle;
 
   /** The recipient's copy first, then our own unless we wrote to ourselves. */
@@ -98,7 +99,7 @@ export const makeMailOps = (
       strings: [...strings],
       names: [...edgeNames],
       ids,
-      messageId: makeRandomHex(),
+      messageId: kernel.mintMessageId(),
       from: selfId,
       to,
       ...(replyTo === undefined ? {} : { replyTo }),
@@ -111,19 +112,32 @@ export const makeMailOps = (
   };
 
   return harden({
-    listMessages: async () => harden(mailbox.list()),
-    followMessages: async () => makeMessageFollower(mailbox, post.instrument, post.track),
+    ...(kernel.dialect === 'aug' ? makeEditOps(kernel, agent, names, externalize) : {}),
+    listMessages: async () => harden(mailbox.list().map(externalize)),
+    followMessages: async () =>
+      post.follow(
+        harden({
+          start: (push: (record: MessageRecord) => void) => ({
+            stop: mailbox.subscribe(record => push(externalize(record))),
+            replay: mapIterator(mailbox.live(), externalize),
+          }),
+        }),
+      ),
     send: async (
       recipient: NameOrPath,
       strings: readonly string[],
       edgeNames: readonly string[],
       petNames: readonly NameOrPath[],
+      replyToNumber?: bigint,
     ) => {
       namePathFrom(recipient);
       assertEdgeNames(edgeNames);
       const to = await resolveRecipient(recipient);
       const ids = await prepareAttachments(strings, edgeNames, petNames);
-      dispatch(to, packageOf(to, strings, edgeNames, ids));
+      // May and later: a fifth argument naming a message in our inbox sets
+      // replyTo; an unknown number is ignored.
+      const replyTo = replyToNumber === undefined ? undefined : mailbox.get(replyToNumber)?.messageId;
+      dispatch(to, packageOf(to, strings, edgeNames, ids, replyTo));
     },
     reply: async (
       number: bigint,
@@ -142,7 +156,9 @@ export const makeMailOps = (
       assertName(edgeName);
       const target = petNamePathFrom(nameOrPath);
       const record = messageOf(number);
-      if (record.type !== 'package') throw Error(`Message must be a package ${q(number)}`);
+      if (record.type !== 'package') {
+        throw Error(`Message must be a package ${isFeb ? '' : 'or value '}${q(number)}`);
+      }
       const edgeNames = record.names as string[];
       const index = edgeNames.lastIndexOf(edgeName);
       if (index < 0) throw Error(`No reference named ${q(edgeName)} in message ${q(number)}`);
@@ -163,7 +179,7 @@ export const makeMailOps = (
       }
       const path = namePathFrom(recipient);
       const to = await names.identifyPath(path).catch(() => undefined);
-      if (to === undefined) throw Error(`Unknown recipient ${path.join('.')}`);
+      if (to === undefined) throw Error(`Unknown recipient ${path.join(isFeb ? '.' : '/')}`);
       const answer = makePromiseKit<string>();
       const settled = makePromiseKit<'fulfilled' | 'rejected'>();
       const resolverId = kernel.mintId();
@@ -190,7 +206,7 @@ export const makeMailOps = (
           promiseId: kernel.mintId(),
           resolverId,
           settled: settled.promise,
-          messageId: makeRandomHex(),
+          messageId: kernel.mintMessageId(),
           from: selfId,
           to,
         }),
@@ -209,7 +225,11 @@ export const makeMailOps = (
     },
     reject: async (number: bigint, reason = 'Declined') => {
       const record = mailbox.get(number);
-      if (record === undefined) return;
+      if (record === undefined) {
+        // February ignores an unknown number; later generations refuse it.
+        if (isFeb) return;
+        throw Error(`No such message with number ${q(number)}`);
+      }
       post.requests.get(record.resolverId as string)?.reject(reason);
     },
   });

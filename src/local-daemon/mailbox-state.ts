@@ -37,12 +37,33 @@ export interface Mailbox {
   ids(): string[];
   /** Rebuilds records as a restarted daemon reads them from disk (§5.7). */
   restore(): void;
+  /**
+   * August edits: replaces a message under the same number with a new
+   * date and `done`, and tells followers again.
+   */
+  revise(number: bigint, wire: WireMessage, done: boolean): MessageRecord;
+  /** The number of the message with this id from this sender, if any. */
+  findByMessageId(messageId: string, from: string): bigint | undefined;
+  /** Every revision of a message since the daemon started (August). */
+  history(number: bigint): readonly Revision[];
 }
 
-export const makeMailbox = (onChange: () => void): Mailbox => {
+export interface Revision {
+  readonly envelope: WireMessage;
+  readonly done: boolean;
+  readonly date: string;
+}
+
+/**
+ * @param restoreReplyTo February rebuilds every record with a replyTo key
+ *   after a restart; later generations keep it only when set
+ */
+export const makeMailbox = (onChange: () => void, restoreReplyTo = true): Mailbox => {
   const messages = new Map<bigint, MessageRecord>();
   const resolvers = new Map<bigint, () => void>();
   const followers = new Set<(record: MessageRecord) => void>();
+  // In memory only, as upstream: a restart forgets every revision.
+  const revisions = new Map<bigint, Revision[]>();
   let nextNumber = 0n;
 
   const dismiss = (number: bigint) => {
@@ -71,6 +92,25 @@ export const makeMailbox = (onChange: () => void): Mailbox => {
     const record = makeRecord(wire, number, new Date().toISOString(), promise);
     messages.set(number, record);
     resolvers.set(number, () => resolve());
+    revisions.set(number, [harden({ envelope: harden({ ...wire, done: true }), done: true, date: record.date })]);
+    for (const follower of [...followers]) follower(record);
+    onChange();
+    return record;
+  };
+
+  const revise = (number: bigint, wire: WireMessage, done: boolean) => {
+    const existing = messages.get(number) as MessageRecord;
+    const date = new Date().toISOString();
+    const record = harden({
+      ...wire,
+      done,
+      number,
+      date,
+      dismissed: existing.dismissed,
+      dismisser: existing.dismisser,
+    }) as MessageRecord;
+    messages.set(number, record);
+    revisions.set(number, [...(revisions.get(number) ?? []), harden({ envelope: harden({ ...wire, done }), done, date })]);
     for (const follower of [...followers]) follower(record);
     onChange();
     return record;
@@ -84,10 +124,11 @@ export const makeMailbox = (onChange: () => void): Mailbox => {
     ]);
 
   const restore = () => {
+    revisions.clear();
     for (const [number, record] of messages) {
       // Restored records always carry a replyTo key (spec §5.7).
       const { number: _n, date, dismissed, dismisser: _d, ...wire } = record;
-      const restored = makeRecord({ replyTo: undefined, ...wire }, number, date, dismissed);
+      const restored = makeRecord(restoreReplyTo ? { replyTo: undefined, ...wire } : wire, number, date, dismissed);
       messages.set(number, restored);
     }
   };
@@ -106,6 +147,10 @@ export const makeMailbox = (onChange: () => void): Mailbox => {
     },
     ids,
     restore,
+    revise,
+    findByMessageId: (messageId: string, from: string) =>
+      [...messages.values()].find(record => record.messageId === messageId && record.from === from)?.number,
+    history: (number: bigint) => harden([...(revisions.get(number) ?? [])]),
   });
 };
 harden(makeMailbox);

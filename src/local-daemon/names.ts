@@ -1,6 +1,24 @@
-// Name syntax of the daemon (spec §1.2). Interface guards only check that
-// names are strings; these checks run first inside every method.
+// Name syntax of the February daemon (spec §1.2), and the rules of each
+// generation behind one interface (May and August: names-new.ts).
+// Interface guards only check that names are strings; these checks run
+// first inside every method.
 import { q } from '@endo/errors';
+import type { Dialect } from '../daemon/dialect.js';
+import { newNameRules } from './names-new.js';
+
+export interface NameRules {
+  isPetName(name: unknown): name is string;
+  isSpecialName(name: unknown): name is string;
+  isName(name: unknown): name is string;
+  assertName(name: string): void;
+  assertPetName(name: string): void;
+  /** A string is a one-element path; every element must be a name. */
+  namePathFrom(nameOrPath: string | readonly string[]): string[];
+  /** For operations that create or delete a binding: the last name must be a pet name. */
+  petNamePathFrom(nameOrPath: string | readonly string[]): string[];
+  /** Edge names label message attachments. */
+  assertEdgeNames(edgeNames: readonly string[]): void;
+}
 
 const PET_NAME = /^[a-z0-9][a-z0-9-]{0,127}$/;
 const SPECIAL_NAME = /^[A-Z][A-Z0-9-]{0,127}$/;
@@ -69,3 +87,18 @@ export const assertEdgeNames = (edgeNames: readonly string[]): void => {
   }
 };
 harden(assertEdgeNames);
+
+const febNameRules: NameRules = harden({
+  isPetName,
+  isSpecialName,
+  isName,
+  assertName,
+  assertPetName,
+  namePathFrom,
+  petNamePathFrom,
+  assertEdgeNames,
+});
+
+export const nameRulesFor = (dialect: Dialect): NameRules =>
+  dialect === 'feb' ? febNameRules : newNameRules;
+harden(nameRulesFor);

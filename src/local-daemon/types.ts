@@ -4,6 +4,8 @@
 // fae on it. Everything a caplet receives crosses a real CapTP loopback, so
 // only E() works on it, exactly as in a daemon worker.
 
+import type { Dialect } from '../daemon/dialect.js';
+
 /** A remote reference: only E() works on it. */
 export type Presence = object;
 
@@ -15,12 +17,12 @@ export type MakeCaplet = (
 ) => unknown;
 
 export interface MakeCapletOptions {
-  /** Host-side name of the powers (default 'NONE'), as for makeUnconfined. */
+  /** Host-side name of the powers (default 'NONE' or '@none'), as for makeUnconfined. */
   readonly powersName?: string;
   /** Host-side name (or path) to bind the caplet's value to. */
   readonly resultName?: string | readonly string[];
   readonly env?: Readonly<Record<string, string>>;
-  /** Worker name; default 'MAIN'. */
+  /** Worker name; default 'MAIN' or '@main'. */
   readonly workerName?: string;
 }
 
@@ -28,11 +30,18 @@ export interface MakeCapletOptions {
 export type CallCounts = Readonly<Record<string, number>>;
 
 export interface LocalDaemonOptions {
+  /**
+   * The guest API generation to speak: 'feb' (f0a46042a, the default),
+   * 'may' (33311ae9a) or 'aug' (1ef30c259); see ../shared/spec/.
+   */
+  readonly dialect?: Dialect;
   /** Added to every guest/host/directory/iterator method call, in ms. */
   readonly latencyMs?: number;
 }
 
 export interface LocalDaemon {
+  /** The guest API generation this daemon speaks. */
+  readonly dialect: Dialect;
   /**
    * The root host's powers (an EndoHost) as a far presence, as
    * `endo run --powers AGENT` hands them to a setup script's main().

@@ -2,8 +2,14 @@
 // that needs an Endo daemon:
 //
 //   makeLocalDaemon(options?)   the in-process daemon; `await daemon.host`
-//                               is the root host as a far presence.
-//   followInbox(powers)         a local async iterator over E(powers).followMessages().
+//                               is the root host as a far presence. Its
+//                               dialect defaults to env FAE_TEST_DIALECT
+//                               ('feb' | 'may' | 'aug'; feb when unset).
+//   dialect, specialNames       that dialect, and its special names by role
+//                               (specialNames.host is 'HOST' or '@host', ...).
+//   follow(ref)                 a local async iterator over any follow* result
+//                               (iterator reference or August stream reader).
+//   followInbox(powers)         follow(E(powers).followMessages()).
 //   nextMessage(powers, predicate?, timeoutMs?)
 //                               follows a mailbox (replay, then new mail) and
 //                               resolves to the first record that matches;
@@ -19,10 +25,27 @@
 // a host presence, a guest presence, or a promise for one.
 import { E } from '@endo/far';
 import { makeRefIterator } from '../../src/daemon/ref-iterator.js';
+import { formulaIdOf, specialNames as specialNamesOf, type Dialect } from '../../src/daemon/dialect.js';
+import { makeLocalDaemon as makeDaemon, type LocalDaemonOptions } from '../../src/local-daemon/index.js';
+import { iterateStreamReader } from './stream-reader.js';
 
-export { makeLocalDaemon } from '../../src/local-daemon/index.js';
 export type { LocalDaemon, Presence } from '../../src/local-daemon/index.js';
-export { makeRefIterator };
+export { makeRefIterator, iterateStreamReader };
+
+const dialectFromEnv = (): Dialect => {
+  const named = process.env.FAE_TEST_DIALECT ?? 'feb';
+  if (named !== 'feb' && named !== 'may' && named !== 'aug') {
+    throw Error(`FAE_TEST_DIALECT must be feb, may or aug, not ${JSON.stringify(named)}`);
+  }
+  return named;
+};
+
+/** The dialect the tests run under (env FAE_TEST_DIALECT, feb when unset). */
+export const dialect: Dialect = dialectFromEnv();
+/** The special names of that dialect, by role. */
+export const specialNames = specialNamesOf(dialect);
+
+export const makeLocalDaemon = (options: LocalDaemonOptions = {}) => makeDaemon({ dialect, ...options });
 
 /** The fields of a message record the helpers read (spec §5). */
 export interface MessageRecord {
@@ -45,8 +68,31 @@ export interface MessageRecord {
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Far = any;
 
+/**
+ * Reads any follow* result: the shape decides (a `stream` method means an
+ * August reader), as the spec's recipe says; nothing is pulled before the
+ * first next().
+ */
+export const follow = <T>(ref: unknown): AsyncIterableIterator<T> => {
+  const inner = (async () => {
+    const methods = (await E(ref as Far).__getMethodNames__()) as string[];
+    return methods.includes('stream') ? iterateStreamReader<T>(ref) : makeRefIterator<T>(ref as object);
+  })();
+  const iterator: AsyncIterableIterator<T> = harden({
+    next: async () => (await inner).next(),
+    return: async (value?: unknown) => (await inner).return?.(value) ?? harden({ done: true, value }),
+    throw: async (error?: unknown) => {
+      const it = await inner;
+      if (it.throw === undefined) throw error;
+      return it.throw(error);
+    },
+    [Symbol.asyncIterator]: () => iterator,
+  });
+  return iterator;
+};
+
 export const followInbox = (powers: unknown): AsyncIterableIterator<MessageRecord> =>
-  makeRefIterator<MessageRecord>(E(powers as Far).followMessages());
+  follow<MessageRecord>(E(powers as Far).followMessages());
 
 export const nextMessage = async (
   powers: unknown,
@@ -91,8 +137,9 @@ export const messageText = (record: MessageRecord): string => {
 };
 
 export const fromSelf = (powers: unknown) => {
-  const selfId = E(powers as Far).identify('SELF') as Promise<string>;
-  return async (record: MessageRecord) => record.from !== (await selfId);
+  const selfId = E(powers as Far).identify(specialNames.self) as Promise<string>;
+  // `from` is a raw id in February and a locator later.
+  return async (record: MessageRecord) => formulaIdOf(record.from) !== (await selfId);
 };
 
 export const capletUrl = (name: string): string =>
