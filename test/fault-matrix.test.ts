@@ -46,6 +46,12 @@ interface LlmCase {
 
 const LLM_CASES: readonly LlmCase[] = [
   { fault: 'refused connection', script: null, told: /cannot reach the LLM at http:\/\/127\.0\.0\.1:\d+/ },
+  {
+    fault: 'reset before the answer (a kept-alive socket closed)',
+    script: s => s.resetBeforeAnswer().reply({ text: 'answered on a new connection' }),
+    told: /^answered on a new connection$/,
+    waits: [375],
+  },
   { fault: 'reset mid-body', script: s => s.resetMidBody(), told: /the connection to the LLM at http:\/\/127\.0\.0\.1:\d+\S* broke before its answer was complete/ },
   {
     fault: 'timeout',

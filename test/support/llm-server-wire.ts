@@ -49,6 +49,8 @@ export interface ScriptedRaw {
 /** Headers and the start of a valid reply, then the connection is reset. */
 export interface ScriptedReset {
   readonly resetMidBody: true;
+  /** Reset before sending anything at all, as a server closing a kept-alive socket does. */
+  readonly beforeAnswer?: boolean;
 }
 
 /** What a responder returns: a reply, a failure (it has a status), a raw body or a reset. */
@@ -68,7 +70,7 @@ export interface WireResponse {
   /** A string is sent as is (text/plain unless headers say otherwise); anything else as JSON. */
   readonly body: unknown;
   readonly headers?: Readonly<Record<string, string>>;
-  /** Send the headers and this much of the body, then reset the connection. */
+  /** Send the headers and this much of the body, then reset the connection (-1: reset at once). */
   readonly resetAfter?: number;
 }
 

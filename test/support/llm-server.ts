@@ -26,6 +26,7 @@
  *   server.raw('<html>…</html>')                            // 200 text/html, sent as is
  *   server.raw('{"oops":1}', 'application/json')           // JSON of the wrong shape
  *   server.resetMidBody()                                   // headers, half a reply, then a reset
+ *   server.resetBeforeAnswer()                              // a reset before any answer (safe to retry)
  *
  * The calls chain. With an empty queue and no `otherwise`, a chat request is
  * answered 500 with "no scripted reply", which shows up in the test. A chat
@@ -105,6 +106,7 @@ export interface LlmServer {
   respond(responder: Responder): LlmServer;
   raw(body: string, contentType?: string, status?: number): LlmServer;
   resetMidBody(): LlmServer;
+  resetBeforeAnswer(): LlmServer;
   otherwise(step: Step | undefined): LlmServer;
   env(extra?: Readonly<Record<string, string>>): Record<string, string>;
   close(): Promise<void>;
@@ -162,6 +164,10 @@ const send = (res: ServerResponse, response: WireResponse) => {
     ...(response.resetAfter === undefined ? {} : { 'content-length': String(Buffer.byteLength(text)) }),
     ...response.headers,
   });
+  if (response.resetAfter === -1) {
+    res.socket?.resetAndDestroy();
+    return;
+  }
   if (response.resetAfter !== undefined) {
     // Half the promised body, then the connection is torn down.
     res.write(text.slice(0, response.resetAfter), () => res.socket?.resetAndDestroy());
@@ -215,6 +221,9 @@ export const startLlmServer = async (kind: LlmKind, options: LlmServerOptions = 
       return { status: answer.rawStatus ?? 200, body: answer.raw, headers: { 'content-type': answer.contentType ?? 'text/html' } };
     }
     const model = typeof request.body?.model === 'string' ? request.body.model : defaultModel;
+    if (isReset(answer) && answer.beforeAnswer === true) {
+      return { status: 0, body: '', resetAfter: -1 };
+    }
     if (isReset(answer)) {
       const body = JSON.stringify(replyBody(kind, { text: 'this reply never arrives whole' }, model, counter));
       return { status: 200, body: JSON.parse(body), resetAfter: Math.floor(body.length / 2) };
@@ -276,6 +285,10 @@ export const startLlmServer = async (kind: LlmKind, options: LlmServerOptions = 
     },
     resetMidBody() {
       queue.push({ resetMidBody: true });
+      return self;
+    },
+    resetBeforeAnswer() {
+      queue.push({ resetMidBody: true, beforeAnswer: true });
       return self;
     },
     otherwise(step) {
