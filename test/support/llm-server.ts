@@ -158,16 +158,16 @@ const record = (req: IncomingMessage, text: string, kind: LlmKind): RecordedRequ
 };
 
 const send = (res: ServerResponse, response: WireResponse) => {
+  if (response.resetAfter === -1) {
+    res.socket?.resetAndDestroy();
+    return;
+  }
   const text = typeof response.body === 'string' ? response.body : JSON.stringify(response.body);
   res.writeHead(response.status, {
     'content-type': typeof response.body === 'string' ? 'text/plain' : 'application/json',
     ...(response.resetAfter === undefined ? {} : { 'content-length': String(Buffer.byteLength(text)) }),
     ...response.headers,
   });
-  if (response.resetAfter === -1) {
-    res.socket?.resetAndDestroy();
-    return;
-  }
   if (response.resetAfter !== undefined) {
     // Half the promised body, then the connection is torn down.
     res.write(text.slice(0, response.resetAfter), () => res.socket?.resetAndDestroy());
