@@ -1,49 +1,93 @@
 // LAL_MAX_MESSAGES: send only a recent window of the transcript, without
 // breaking it. Upstream kept the last N messages blindly, which dropped the
 // system prompt and could open the window with a tool result whose call was
-// cut off, a request every API rejects (upstream defect L6).
+// cut off, a request every API rejects (upstream defect L6). Later ports
+// reached back to the latest user turn when a long turn filled the window,
+// so the "limit" could be passed; here it is an exact ceiling.
 import type { ChatMessage } from './types.js';
 
+/** Whether the non-system messages of a candidate request are acceptable. */
+export type WindowFits = (rest: readonly ChatMessage[]) => boolean;
+
 /**
- * The leading system messages, then the recent conversation. The window
- * holds about the last `maxMessages` non-system messages, and always opens at
- * a user turn, so no tool result is separated from its call and no reply
- * from its question. When the last `maxMessages` hold no user turn (a long
- * run of tool calls), the window reaches back to the latest user turn
- * instead: a request that is a little longer beats one the server refuses or
- * one that has lost the task.
+ * The messages after the latest user turn, cut into groups that must stay
+ * together: an assistant message with the tool results that follow it.
+ * Results with no call before them form a group of their own, which is
+ * never chosen (a window never opens with a tool result).
  */
-export const truncateMessages = (
+const groupsOf = (messages: readonly ChatMessage[]) => {
+  const groups: ChatMessage[][] = [];
+  for (const message of messages) {
+    if (message.role === 'tool' && groups.length > 0) {
+      groups[groups.length - 1].push(message);
+    } else {
+      groups.push([message]);
+    }
+  }
+  return groups;
+};
+
+/**
+ * The leading system messages, then the longest recent part of the rest
+ * that `fits` accepts and that opens at a user turn, so no tool result is
+ * separated from its call and no reply from its question. When even the
+ * latest user turn does not fit whole (a long run of tool calls), the window
+ * is that user message and the most recent complete call/result groups that
+ * fit; the user message stays even when nothing else does, since a request
+ * without the task is useless.
+ */
+export const windowMessages = (
   messages: readonly ChatMessage[],
-  maxMessages: number | undefined,
+  fits: WindowFits,
 ): readonly ChatMessage[] => {
   let head = 0;
   while (head < messages.length && messages[head].role === 'system') {
     head += 1;
   }
-  const rest = messages.length - head;
-  if (maxMessages === undefined || rest <= maxMessages) {
+  const system = messages.slice(0, head);
+  const rest = messages.slice(head);
+  if (fits(rest)) {
     return messages;
   }
-  const isUserAt = (index: number) => messages[index].role === 'user';
-  let start = messages.length - maxMessages;
-  while (start < messages.length && !isUserAt(start)) {
-    start += 1;
-  }
-  if (start === messages.length) {
-    // No user turn in the window: reach back to the latest one.
-    start = messages.length - maxMessages;
-    while (start > head && !isUserAt(start)) {
-      start -= 1;
-    }
-    if (!isUserAt(start)) {
-      // No user turn at all: at least never open with a tool result.
-      start = messages.length - maxMessages;
-      while (start < messages.length - 1 && messages[start].role === 'tool') {
-        start += 1;
-      }
+  let latestUser = -1;
+  for (let i = rest.length - 1; i >= 0; i -= 1) {
+    if (rest[i].role === 'user') {
+      latestUser = i;
+      break;
     }
   }
-  return harden([...messages.slice(0, head), ...messages.slice(start)]);
+  if (latestUser >= 0 && fits(rest.slice(latestUser))) {
+    // Reach back turn by turn while the window still fits.
+    let start = latestUser;
+    for (let i = latestUser - 1; i >= 0; i -= 1) {
+      if (rest[i].role !== 'user') continue;
+      if (!fits(rest.slice(i))) break;
+      start = i;
+    }
+    return harden([...system, ...rest.slice(start)]);
+  }
+  const opening = latestUser >= 0 ? [rest[latestUser]] : [];
+  const groups = groupsOf(rest.slice(latestUser + 1));
+  let kept: ChatMessage[] = [];
+  for (let g = groups.length - 1; g >= 0; g -= 1) {
+    if (groups[g][0].role === 'tool') break;
+    const candidate = [...groups[g], ...kept];
+    if (!fits([...opening, ...candidate])) break;
+    kept = candidate;
+  }
+  return harden([...system, ...opening, ...kept]);
 };
+harden(windowMessages);
+
+/**
+ * At most `maxMessages` non-system messages (every leading system message
+ * stays), chosen as windowMessages does.
+ */
+export const truncateMessages = (
+  messages: readonly ChatMessage[],
+  maxMessages: number | undefined,
+): readonly ChatMessage[] =>
+  maxMessages === undefined
+    ? messages
+    : windowMessages(messages, rest => rest.length <= maxMessages);
 harden(truncateMessages);

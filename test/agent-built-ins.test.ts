@@ -18,6 +18,7 @@ const BUILT_INS = [
   'has', 'move', 'copy', 'makeDirectory', 'identify',
   'adopt', 'request', 'resolve', 'reject',
   'inspect', 'help',
+  'forgetConversation',
 ];
 
 const lastToolResult = (request: RecordedRequest) => request.messages.at(-1)?.content ?? '';

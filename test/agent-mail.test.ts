@@ -133,7 +133,11 @@ test('a restart keeps adopted tools, sends no second ready, and replays nothing 
   );
   t.is(readies.length, 1);
   t.is(llm.requests.length, 4);
-  t.is(llm.requests[2].messages.filter(m => m.role === 'user').length, 1);
+  // The conversation itself survived the restart (src/conversations/).
+  t.deepEqual(
+    llm.requests[2].messages.filter(m => m.role === 'user').map(m => m.content),
+    ['Message #1 from HOST: take @g', 'Message #3 from HOST: greet Cy'],
+  );
   await daemon.stop();
 });
 
@@ -200,20 +204,24 @@ test('token usage is summed per turn and in status(); a cut-off answer says so',
   await daemon.stop();
 });
 
-test('fae forgets the oldest turns past FAE_MAX_TRANSCRIPT, keeping its instructions', async t => {
+test('past FAE_MAX_TRANSCRIPT the oldest turns are folded into a summary, keeping the instructions', async t => {
   const echo = (request: { messages: readonly { content: string }[] }) => ({ text: `seen ${request.messages.length}` });
-  const llm = makeScriptedProvider([echo, echo, echo]);
+  const llm = makeScriptedProvider([echo, echo, { text: 'HOST said one and two.' }, echo]);
   const { host, nextFromFae, daemon } = await startFaeInDaemon({
     provider: llm.provider,
-    env: { FAE_MAX_TRANSCRIPT: '2' },
+    env: { FAE_MAX_TRANSCRIPT: '3' },
   });
   await nextFromFae();
   for (const text of ['one', 'two', 'three']) {
     await E(host).send('fae', [text], [], []);
     await nextFromFae();
   }
-  const last = llm.requests[2].messages;
+  t.is(llm.requests.length, 4);
+  const last = llm.requests[3].messages;
   t.is(last[0].role, 'system');
-  t.deepEqual(last.slice(1).map(m => m.content), ['Message #3 from HOST: two', 'seen 4', 'Message #5 from HOST: three']);
+  t.deepEqual(last.slice(1).map(m => m.content), [
+    'Summary of your earlier conversation with this correspondent:\nHOST said one and two.',
+    'Message #5 from HOST: three',
+  ]);
   await daemon.stop();
 });

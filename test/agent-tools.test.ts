@@ -66,7 +66,7 @@ test('introduced tools are moved into tools/ and offered under their schema name
   });
   await nextFromFae();
   t.deepEqual(await E(fae).list('tools'), ['greet-tool', 'timestamp-tool']);
-  t.deepEqual(await E(fae).list(), ['AGENT', 'HOST', 'MAIL', 'SELF', 'note', 'tools']);
+  t.deepEqual(await E(fae).list(), ['AGENT', 'HOST', 'MAIL', 'SELF', 'conversations', 'note', 'tools']);
   await E(host).send('fae', ['hi'], [], []);
   await nextFromFae();
   t.deepEqual(llm.requests[0].toolNames.slice(-2), ['greet', 'timestamp']);

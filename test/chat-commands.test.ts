@@ -61,7 +61,7 @@ test('/list shows fae\'s names and, once adopted, its tools; /inbox shows the co
   const { code, stdout, stderr } = await chat.exited;
 
   t.is(code, 0, stderr);
-  t.regex(stdout, /^fae's names: AGENT, HOST, MAIL, SELF, tools$/m);
+  t.regex(stdout, /^fae's names: AGENT, HOST, MAIL, SELF, conversations, tools$/m);
   t.regex(stdout, /^fae's tools: \(none adopted yet\)$/m);
   t.regex(stdout, /^fae's tools: math$/m);
   t.regex(stdout, /^#\d+ fae: Fae agent ready\.$/m);

@@ -11,6 +11,9 @@ test('defaults', t => {
     debug: false,
     maxTranscript: 1000,
     maxToolResultChars: 50_000,
+    toolDiscovery: 'follow',
+    contextTokens: 32000,
+    maxMessages: undefined,
   });
 });
 
@@ -20,11 +23,13 @@ test('settings are read', t => {
     FAE_TOOL_TIMEOUT_MS: '250',
     FAE_PARALLEL_TOOLS: '0',
     FAE_DEBUG: '1',
+    FAE_TOOL_DISCOVERY: ' List ',
   });
   t.is(config.maxIterations, 3);
   t.is(config.toolTimeoutMs, 250);
   t.false(config.parallelTools);
   t.true(config.debug);
+  t.is(config.toolDiscovery, 'list');
   t.true(Object.isFrozen(config));
 });
 
@@ -35,5 +40,8 @@ test('bad values are clear errors', t => {
   t.throws(() => readFaeConfig({ FAE_TOOL_TIMEOUT_MS: '-5' }), { message: /FAE_TOOL_TIMEOUT_MS/ });
   t.throws(() => readFaeConfig({ FAE_PARALLEL_TOOLS: 'maybe' }), {
     message: 'FAE_PARALLEL_TOOLS must be 1 or 0, not "maybe"',
+  });
+  t.throws(() => readFaeConfig({ FAE_TOOL_DISCOVERY: 'poll' }), {
+    message: 'FAE_TOOL_DISCOVERY must be follow or list, not "poll"',
   });
 });

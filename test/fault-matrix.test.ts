@@ -285,8 +285,9 @@ for (const { fault, faults: inject, script, told, refused } of DAEMON_CASES) {
       wrapPowers: powers => faultyPowers(powers, faults),
     });
     t.regex(await world.ask('please'), told);
-    t.deepEqual(faults.refused.slice(0, refused.length), [...refused]);
     await checkInvariants(t, world, { probe: { text: 'still there?', answer: /^pong$/ }, canary: CANARY });
+    // After the probe: fae dismisses a message once its turn is over.
+    t.deepEqual(faults.refused.slice(0, refused.length), [...refused]);
   });
 }
 
@@ -325,7 +326,8 @@ test('mail: a flood of 100 messages is answered in order, each once', async t =>
 });
 
 test('mail: a huge text (1 MB) is read and answered', async t => {
-  const llm = makeScriptedProvider([echo, echo]);
+  // More than two model calls: past the context budget, fae asks for a summary.
+  const llm = makeScriptedProvider(Array.from({ length: 10 }, () => echo));
   const world = await startWorld(t, { provider: llm.provider, env: { ...FAST, LAL_AUTH_TOKEN: CANARY } });
   t.is(await world.ask('x'.repeat(1_000_000)), '1000000 characters');
   t.is(String(llm.requests[0].messages.at(-1)?.content).length, 'Message #1 from HOST: '.length + 1_000_000);
@@ -334,7 +336,7 @@ test('mail: a huge text (1 MB) is read and answered', async t => {
 
 test('mail: a huge answer (300,000 characters) reaches the sender whole', async t => {
   const long = `${'long answer '.repeat(25_000)}end`;
-  const llm = makeScriptedProvider([{ text: long }, echo]);
+  const llm = makeScriptedProvider([{ text: long }, ...Array.from({ length: 10 }, () => echo)]);
   const world = await startWorld(t, { provider: llm.provider, env: { ...FAST, LAL_AUTH_TOKEN: CANARY } });
   t.is(await world.ask('tell me everything'), long);
   await checkInvariants(t, world, { probe: { text: 'still there?', answer: /^echo still there\?$/ }, canary: CANARY });

@@ -28,9 +28,13 @@ test('truncation: keeps every leading system message and the last turns from a u
   t.deepEqual(truncateMessages(messages, 3), [messages[0], messages[1], user('3'), said('4')]);
 });
 
-test('truncation: reaches back to the latest user turn when the window holds none', t => {
+test('truncation is an exact ceiling: a long turn keeps its user message and the latest whole call/result pairs', t => {
   const messages = [sys, user('old'), said('x'), user('task'), call('1'), result('1'), call('2'), result('2')];
-  t.deepEqual(truncateMessages(messages, 2), [sys, user('task'), call('1'), result('1'), call('2'), result('2')]);
+  t.deepEqual(truncateMessages(messages, 3), [sys, user('task'), call('2'), result('2')]);
+  t.deepEqual(truncateMessages(messages, 4), [sys, user('task'), call('2'), result('2')]);
+  t.deepEqual(truncateMessages(messages, 5), [sys, user('task'), call('1'), result('1'), call('2'), result('2')]);
+  // A pair is never split: with room for one more message only the task stays.
+  t.deepEqual(truncateMessages(messages, 2), [sys, user('task')]);
 });
 
 test('truncation: with no user turn at all, never opens with a tool result', t => {

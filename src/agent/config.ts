@@ -16,9 +16,9 @@ export interface FaeConfig {
   /** Log whole (redacted) transcripts (FAE_DEBUG=1). */
   readonly debug: boolean;
   /**
-   * Messages fae remembers (FAE_MAX_TRANSCRIPT): older turns are forgotten
-   * so a long-lived agent does not grow without bound. LAL_MAX_MESSAGES
-   * separately limits what one request sends.
+   * Messages one conversation keeps verbatim (FAE_MAX_TRANSCRIPT): past
+   * it, the oldest turns are folded into the summary, as when the context
+   * budget is reached (src/conversations/).
    */
   readonly maxTranscript: number;
   /**
@@ -26,6 +26,20 @@ export interface FaeConfig {
    * (FAE_MAX_TOOL_RESULT_CHARS); a longer one keeps its start and end.
    */
   readonly maxToolResultChars: number;
+  /**
+   * How fae finds the tools under tools/ (FAE_TOOL_DISCOVERY): `follow`
+   * (the default) follows the directory's changes and reads a tool once;
+   * `list` lists and reads every tool at each step of a turn, as fae did
+   * before the live registry.
+   */
+  readonly toolDiscovery: 'follow' | 'list';
+  /** Tokens one model request may carry (FAE_CONTEXT_TOKENS). */
+  readonly contextTokens: number;
+  /**
+   * Exact ceiling on the non-system messages of every request
+   * (LAL_MAX_MESSAGES), or undefined for none. Also read by providers/.
+   */
+  readonly maxMessages: number | undefined;
 }
 
 export const DEFAULT_MAX_ITERATIONS = 30;
@@ -33,6 +47,7 @@ export const DEFAULT_TOOL_TIMEOUT_MS = 60_000;
 export const DEFAULT_PROBE_TIMEOUT_MS = 5_000;
 export const DEFAULT_MAX_TRANSCRIPT = 1_000;
 export const DEFAULT_MAX_TOOL_RESULT_CHARS = 50_000;
+export const DEFAULT_CONTEXT_TOKENS = 32_000;
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -69,6 +84,13 @@ const readSwitch = (env: Env, name: string, fallback: boolean) => {
   }
 };
 
+const readToolDiscovery = (env: Env): 'follow' | 'list' => {
+  const text = (env.FAE_TOOL_DISCOVERY ?? '').trim().toLowerCase();
+  if (text === '' || text === 'follow') return 'follow';
+  if (text === 'list') return 'list';
+  throw Error(`FAE_TOOL_DISCOVERY must be follow or list, not ${q(env.FAE_TOOL_DISCOVERY)}`);
+};
+
 export const readFaeConfig = (env: Env): FaeConfig =>
   harden({
     maxIterations: readPositiveInteger(env, 'FAE_MAX_ITERATIONS', DEFAULT_MAX_ITERATIONS),
@@ -79,5 +101,10 @@ export const readFaeConfig = (env: Env): FaeConfig =>
     debug: readSwitch(env, 'FAE_DEBUG', false),
     maxTranscript: readPositiveInteger(env, 'FAE_MAX_TRANSCRIPT', DEFAULT_MAX_TRANSCRIPT),
     maxToolResultChars: readPositiveInteger(env, 'FAE_MAX_TOOL_RESULT_CHARS', DEFAULT_MAX_TOOL_RESULT_CHARS),
+    toolDiscovery: readToolDiscovery(env),
+    contextTokens: readPositiveInteger(env, 'FAE_CONTEXT_TOKENS', DEFAULT_CONTEXT_TOKENS),
+    maxMessages: env.LAL_MAX_MESSAGES?.trim()
+      ? readPositiveInteger(env, 'LAL_MAX_MESSAGES', 0)
+      : undefined,
   });
 harden(readFaeConfig);

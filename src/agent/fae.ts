@@ -9,19 +9,20 @@ import { E } from '@endo/far';
 import { makeExo } from '@endo/exo';
 import { M } from '@endo/patterns';
 import { makePromiseKit } from '@endo/promise-kit';
-import type { ChatMessage, Provider } from '../../providers/types.js';
+import type { Provider } from '../../providers/types.js';
 import type { CapletContext, GuestPowers, MessageRecord, Ref } from '../daemon/endo-types.js';
 import { readFaeConfig } from './config.js';
 import { makeEnvRedactor } from '../logging/redact.js';
 import { makeLogger } from '../logging/log.js';
 import { makeBuiltInTools } from '../toolbox/built-in-tools.js';
-import { discoverTools } from '../toolbox/tools.js';
+import { makeToolRegistry } from '../toolbox/tool-registry.js';
 import { provideToolsDirectory } from '../toolbox/tools-directory.js';
 import { moveIntroducedTools } from '../toolbox/introduced-tools.js';
 import { formatIncomingMessage } from '../daemon/message-format.js';
 import { FAE_SYSTEM_PROMPT } from './system-prompt.js';
 import { runTurn } from './turn.js';
-import { truncateMessages } from '../../providers/truncate.js';
+import { makeConversations } from '../conversations/conversations.js';
+import { CONVERSATIONS_DIRECTORY } from '../conversations/store.js';
 import { followInbox } from './inbox.js';
 import { whenCancelled } from './cancellation.js';
 import { FAE_HELP, helpFor } from './fae-help.js';
@@ -36,6 +37,12 @@ export interface StartFaeOptions {
   readonly provider: Provider;
   /** Where log lines go; console.log by default. */
   readonly write?: (line: string) => void;
+  /**
+   * Who a message is from, selecting its conversation: the sender's id by
+   * default (a formula id on the Feb daemon). A daemon adapter may hand in
+   * a normalized raw id for locators.
+   */
+  readonly correspondentOf?: (message: MessageRecord) => string;
 }
 
 export const READY_TEXT = 'Fae agent ready.';
@@ -51,7 +58,7 @@ type State = 'starting' | 'running' | 'stopped' | 'failed';
 export const startFae = (
   powers: Ref<GuestPowers>,
   context: Ref<CapletContext>,
-  { env, provider, write }: StartFaeOptions,
+  { env, provider, write, correspondentOf = message => message.from }: StartFaeOptions,
 ) => {
   const config = readFaeConfig(env);
   const redact = makeEnvRedactor(env);
@@ -66,7 +73,22 @@ export const startFae = (
   let outputTokens = 0;
   let lastError = '';
 
-  const transcript: ChatMessage[] = [{ role: 'system', content: FAE_SYSTEM_PROMPT }];
+  // One private conversation per correspondent and thread (src/conversations/).
+  const conversations = makeConversations(powers, {
+    provider,
+    limits: config,
+    systemPrompt: FAE_SYSTEM_PROMPT,
+    redact,
+    logger,
+    onUsage: (input, output) => {
+      inputTokens += input;
+      outputTokens += output;
+    },
+  });
+  const meteredProvider = conversations.meter(provider);
+  let currentCorrespondent: string | undefined;
+  /** fae's own handle id, once known: its sent copies carry it in `from`. */
+  let ownId: string | undefined;
   const callIdPrefix = Math.random().toString(36).slice(2, 8);
   let callCount = 0;
   const makeCallId = () => {
@@ -95,13 +117,31 @@ export const startFae = (
       current.answered = true;
     },
     redact,
+    onNameChanged: path => registry.noteChanged(path),
     logger,
     probeTimeoutMs: config.probeTimeoutMs,
+    privateNames: [CONVERSATIONS_DIRECTORY],
+    // Mail from the current correspondent, and fae's own mail to them.
+    visibleMessage: message =>
+      currentCorrespondent !== undefined &&
+      (message.from === ownId
+        ? correspondentOf({ ...message, from: message.to }) === currentCorrespondent
+        : correspondentOf(message) === currentCorrespondent),
+    onForget: async () =>
+      currentCorrespondent === undefined ? 0 : conversations.forget(currentCorrespondent),
   });
-  const reported = new Set<string>();
-  const discover = () =>
-    discoverTools(powers, builtIns, { logger, timeoutMs: config.probeTimeoutMs, reported });
+  // Follows tools/ (or lists it each step with FAE_TOOL_DISCOVERY=list).
+  const registry = makeToolRegistry(powers, builtIns, {
+    logger,
+    timeoutMs: config.probeTimeoutMs,
+    discovery: config.toolDiscovery,
+  });
+  void cancelled.promise.then(() => registry.stop());
+  const discover = () => registry.current();
 
+  // Not cached across messages: the id of a sender never changes, but the
+  // names fae's directory holds for it can (the host may rename or remove
+  // them), and a stale name would misdirect the model. One call a message.
   const describeSender = async (from: string) => {
     try {
       const names = await E(powers).reverseIdentify(from);
@@ -116,26 +156,39 @@ export const startFae = (
   const handleMessage = async (message: MessageRecord) => {
     const { number } = message;
     current = { number, answered: false, dismissed: false };
+    const correspondent = correspondentOf(message);
+    currentCorrespondent = correspondent;
     const [sender, tools] = await Promise.all([describeSender(message.from), discover()]);
     logger.event('message-received', { message: number, from: sender, type: message.type });
-    transcript.push(harden({ role: 'user', content: formatIncomingMessage(message, sender) }));
     // A turn cut short by cancellation is not handled: after a restart
     // the message is replayed, so it must not be dismissed.
     let finished = true;
+    let turn: Awaited<ReturnType<typeof conversations.open>>;
     try {
-      const outcome = await runTurn(transcript, tools, {
-        provider,
+      turn = await conversations.open(message, correspondent, formatIncomingMessage(message, sender));
+      if (turn === undefined) {
+        // Stored before a restart came between it and its dismissal.
+        logger.event('message-already-handled', { message: number });
+        handledMessages += 1;
+        return;
+      }
+      const outcome = await runTurn(turn.messages, tools, {
+        provider: meteredProvider,
         discover,
         limits: config,
         cancelled,
         makeCallId,
         logger,
         messageNumber: number,
+        prepareRequest: turn.prepareRequest,
       });
       if (outcome.kind === 'cancelled') {
         finished = false;
+        turn.abandon();
         return;
       }
+      // Counted before answering, so status() agrees with what was answered.
+      handledMessages += 1;
       inputTokens += outcome.usage.inputTokens;
       outputTokens += outcome.usage.outputTokens;
       logger.event('turn-finished', {
@@ -147,30 +200,30 @@ export const startFae = (
       });
       if (outcome.kind === 'limit') {
         logger.warn('turn-limit', { message: number, iterations: outcome.iterations });
-        await deliver(
-          message,
-          `I stopped working on message #${number} after ${outcome.iterations} model calls without finishing (the limit is FAE_MAX_ITERATIONS=${config.maxIterations}). Please send a simpler or more specific request.`,
-        );
+        const text = `I stopped working on message #${number} after ${outcome.iterations} model calls without finishing (the limit is FAE_MAX_ITERATIONS=${config.maxIterations}). Please send a simpler or more specific request.`;
+        await Promise.all([turn.finish(text), deliver(message, text)]);
       } else if (!current.answered && outcome.content.trim() !== '') {
         // The model answered in plain text: deliver it to the sender.
         const note = outcome.cutOff
           ? '\n\n(This answer was cut off at the output limit, LAL_MAX_TOKENS.)'
           : '';
-        await deliver(message, `${outcome.content}${note}`);
+        await Promise.all([turn.finish(), deliver(message, `${outcome.content}${note}`)]);
       } else if (!current.answered) {
         // Silence would leave the sender waiting forever.
-        await deliver(message, emptyAnswerNotice(number));
+        const text = emptyAnswerNotice(number);
+        await Promise.all([turn.finish(text), deliver(message, text)]);
+      } else {
+        await turn.finish();
       }
     } catch (error) {
       const reason = redact(error instanceof Error ? error.message : String(error));
       lastError = reason;
       logger.warn('turn-failed', { message: number, error: reason });
-      await deliver(message, `Sorry, I could not answer message #${number}: ${reason}`);
+      const text = `Sorry, I could not answer message #${number}: ${reason}`;
+      handledMessages += 1;
+      await Promise.all([turn?.finish(text), deliver(message, text)]);
     } finally {
-      // Forget the oldest turns past the cap, cutting at a user turn.
-      const kept = truncateMessages(transcript, config.maxTranscript);
-      if (kept !== transcript) transcript.splice(0, transcript.length, ...kept);
-      if (finished) handledMessages += 1;
+      currentCorrespondent = undefined;
       if (finished && (config.autoDismiss || current.dismissed)) {
         // Handled messages are dismissed so a restart does not replay them.
         await E(powers).dismiss(number).catch(error => logger.warn('dismiss-failed', { message: number, error }));
@@ -185,13 +238,18 @@ export const startFae = (
     const [selfId, firstStart] = await Promise.all([
       bestEffort(logger, 'identify-self', async () => E(powers).identify('SELF'), undefined),
       bestEffort(logger, 'tools-directory', () => provideToolsDirectory(powers, logger), false),
+      bestEffort(logger, 'conversations', () => conversations.start(), undefined),
     ]);
+    ownId = selfId;
     await bestEffort(
       logger,
       'introduced-tools',
       () => moveIntroducedTools(powers, { probeTimeoutMs: config.probeTimeoutMs, logger }),
       harden([]),
     );
+    // After tools/ exists and the introduced tools are in it, so the first
+    // message finds them without listing.
+    await registry.start();
     // Only the first start announces itself; a restart is silent.
     if (firstStart) {
       await bestEffort(logger, 'announce-ready', () => E(powers).send('HOST', [READY_TEXT], [], []), undefined);
@@ -199,7 +257,12 @@ export const startFae = (
     state = 'running';
     started.resolve();
     logger.event('started', { provider: provider.kind, model: provider.model });
-    await followInbox(powers, { selfId: selfId ?? '', cancelled, onMessage: handleMessage });
+    await followInbox(powers, {
+      selfId: selfId ?? '',
+      cancelled,
+      onMessage: handleMessage,
+      onOwnMessage: conversations.noteOwnMessage,
+    });
     state = 'stopped';
     logger.event('stopped');
   };
@@ -219,6 +282,7 @@ export const startFae = (
       provider: provider.kind,
       model: provider.model,
       lastError,
+      ...conversations.status(),
     });
 
   return makeExo('Fae', FaeInterface, {

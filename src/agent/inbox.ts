@@ -11,13 +11,15 @@ export interface FollowInboxOptions {
   readonly selfId: string;
   readonly cancelled: Cancellation;
   readonly onMessage: (message: MessageRecord) => Promise<void>;
+  /** Told of fae's own sent copies, which are otherwise skipped. */
+  readonly onOwnMessage?: (message: MessageRecord) => void;
 }
 
 const STOP: unique symbol = Symbol('stop');
 
 export const followInbox = async (
   powers: Ref<GuestPowers>,
-  { selfId, cancelled, onMessage }: FollowInboxOptions,
+  { selfId, cancelled, onMessage, onOwnMessage }: FollowInboxOptions,
 ) => {
   const stop: Promise<typeof STOP> = cancelled.promise.then(() => STOP);
   const iterator = makeRefIterator(E(powers).followMessages()) as AsyncIterator<MessageRecord>;
@@ -30,7 +32,12 @@ export const followInbox = async (
         return;
       }
       const message = next.value;
-      if (seen.has(message.number) || message.from === selfId) {
+      if (seen.has(message.number)) {
+        continue;
+      }
+      if (message.from === selfId) {
+        seen.add(message.number);
+        onOwnMessage?.(message);
         continue;
       }
       seen.add(message.number);

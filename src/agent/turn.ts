@@ -1,7 +1,7 @@
 // One turn of the ReAct loop: ask the model, run the tool calls it makes,
 // feed the results back, and repeat until it answers without calling a
 // tool, the iteration cap is reached, or the agent is cancelled.
-import type { ChatMessage, Provider, ToolCall } from '../../providers/types.js';
+import type { ChatMessage, Provider, ToolCall, ToolSchema } from '../../providers/types.js';
 import type { DiscoveredTools } from '../toolbox/tools.js';
 import { executeTool } from '../toolbox/tools.js';
 import { extractToolCallsFromContent, stripThinkBlocks } from '../toolbox/extract-tool-calls.js';
@@ -32,6 +32,14 @@ export interface TurnDependencies {
   readonly logger: Logger;
   /** For log lines: which message this turn answers. */
   readonly messageNumber?: bigint;
+  /**
+   * What each model call sends, given the turn so far: the conversation's
+   * window within its budget (src/conversations/). Default: the transcript.
+   */
+  readonly prepareRequest?: (
+    transcript: readonly ChatMessage[],
+    schemas: readonly ToolSchema[],
+  ) => Promise<readonly ChatMessage[]>;
 }
 
 /** Tokens spent in a turn, as far as the provider reported them. */
@@ -168,11 +176,12 @@ export const runTurn = async (
       return { kind: 'cancelled', iterations: iteration - 1, usage };
     }
     logger.debug('transcript', () => transcript);
+    const { schemas } = tools;
+    const chat = deps.prepareRequest
+      ? deps.prepareRequest(transcript, schemas).then(messages => provider.chat(messages, schemas))
+      : provider.chat(harden([...transcript]), schemas);
     // eslint-disable-next-line no-await-in-loop
-    const response = await Promise.race([
-      provider.chat(harden([...transcript]), tools.schemas),
-      stop,
-    ]);
+    const response = await Promise.race([chat, stop]);
     if (response === CANCELLED) {
       return { kind: 'cancelled', iterations: iteration, usage };
     }

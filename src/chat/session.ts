@@ -22,6 +22,7 @@ import {
   provideToolCaplets,
 } from '../provisioning/provisioning.js';
 import type { PendingAnswers } from './pending.js';
+import { CONVERSATIONS_DIRECTORY } from '../conversations/store.js';
 
 /** The tools the user can mail to fae with /give. */
 export const CHAT_TOOLS: readonly ToolCaplet[] = harden([...EXAMPLE_TOOLS, ...FS_TOOLS]);
@@ -176,6 +177,8 @@ export const startChatSession = async ({
       await E(host).cancel(FAE_CONTROLLER_NAME);
       await E(host).remove(FAE_CONTROLLER_NAME);
       await E(E(host).lookup(FAE_AGENT_NAME)).dismissAll();
+      // Its stored conversations go too (src/conversations/), or the new fae would resume them.
+      await E(host).remove(FAE_AGENT_NAME, CONVERSATIONS_DIRECTORY).catch(() => {});
       pending.clear();
       await provideFae(host, config);
       controller = await E(host).lookup(FAE_CONTROLLER_NAME);

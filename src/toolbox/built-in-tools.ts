@@ -6,9 +6,10 @@
 // set (lal's directory and mail tools, inspect, help) lives in
 // built-in-{directory,mail,inspection}-tools.ts.
 import { E } from '@endo/far';
+import { q } from '@endo/errors';
 import { makeExo } from '@endo/exo';
 import { FaeToolInterface } from '../tool-kit/fae-tool-interface.js';
-import type { GuestPowers, MessageRecord, Ref } from '../daemon/endo-types.js';
+import type { FaeToolMethods, GuestPowers, MessageRecord, Ref } from '../daemon/endo-types.js';
 import type { FaeTool } from './tools.js';
 import { TOOLS_DIRECTORY } from './tools.js';
 import type { JsonSchema, ToolSchema } from '../../providers/types.js';
@@ -18,6 +19,7 @@ import { messageText } from '../daemon/message-format.js';
 import { assertSaysSomething } from './message-content.js';
 import type { Logger } from '../logging/log.js';
 import { makeDirectoryTools } from './built-in-directory-tools.js';
+import { withNameChangeNotice } from './name-change-notice.js';
 import { makeMailTools } from './built-in-mail-tools.js';
 import { makeInspectionTools } from './built-in-inspection-tools.js';
 
@@ -38,11 +40,36 @@ export interface BuiltInToolHooks {
   readonly deferDismiss?: (number: bigint) => boolean;
   /** Applied to the text of every message the model sends: mail never carries a secret. */
   readonly redact?: (text: string) => string;
+  /**
+   * Told of every name path fae itself bound or unbound (store, remove,
+   * adoptTool), once the daemon has done it; awaited, so the tool registry
+   * can take the change in before the model is asked again.
+   */
+  readonly onNameChanged?: (path: readonly string[]) => Promise<void>;
+  /**
+   * Forgets the conversation with whoever sent the message being handled
+   * (every thread of it, and only theirs); resolves to how many threads
+   * went. When given, the forgetConversation tool is offered.
+   */
+  readonly onForget?: () => Promise<number>;
+  /**
+   * Top-level names the model may not see or touch (fae's stored
+   * conversations: one correspondent must not read another's).
+   */
+  readonly privateNames?: readonly string[];
+  /**
+   * Which inbox messages listMessages shows: those of the conversation being
+   * handled, so one correspondent never sees another's mail. All by default.
+   */
+  readonly visibleMessage?: (message: MessageRecord) => boolean;
   /** Where the outcome of a request the model sent is reported. */
   readonly logger?: Logger;
   /** Upper bound of a capability's answer to inspect, in ms. */
   readonly probeTimeoutMs?: number;
 }
+
+/** The arguments of the built-ins that name something in fae's directory. */
+const PATH_ARGUMENTS = ['petName', 'path', 'from', 'to', 'recipient', 'responseName', 'petNames'];
 
 const makeBuiltInTool = (
   name: string,
@@ -119,8 +146,44 @@ const summarize = (message: MessageRecord, sender: string) =>
 
 export const makeBuiltInTools = (
   powers: Ref<GuestPowers>,
-  { onDismiss, onReply, onSend, deferDismiss, redact = text => text, logger, probeTimeoutMs }: BuiltInToolHooks = {},
+  {
+    onDismiss,
+    onReply,
+    onSend,
+    deferDismiss,
+    redact = text => text,
+    onNameChanged,
+    logger,
+    probeTimeoutMs,
+    onForget,
+    privateNames = [],
+    visibleMessage = () => true,
+  }: BuiltInToolHooks = {},
 ): ReadonlyMap<string, FaeTool> => {
+  const isPrivate = (name: string) => privateNames.includes(name.split('/')[0]);
+  /** Refuses any name or path argument into a private name, before the daemon sees it. */
+  const refusePrivate = (value: unknown) => {
+    const names = Array.isArray(value) ? value.flat() : [value];
+    const found = names.find(name => typeof name === 'string' && isPrivate(name));
+    if (found !== undefined) {
+      throw Error(`${q(found)} is fae's private memory of its conversations; no tool may read or change it`);
+    }
+  };
+  const guardPrivate = ([name, tool]: readonly [string, FaeTool]): [string, FaeTool] => {
+    // Built-ins are local exos, so their methods answer synchronously.
+    const local = tool as FaeToolMethods;
+    return [
+      name,
+      makeExo(`${name}BuiltIn`, FaeToolInterface, {
+        schema: () => local.schema(),
+        help: () => local.help(),
+        execute: async (args: Args) => {
+          for (const key of PATH_ARGUMENTS) refusePrivate(args[key]);
+          return local.execute(args);
+        },
+      }),
+    ];
+  };
   const tools: [string, FaeTool][] = [
     [
       'list',
@@ -136,7 +199,7 @@ export const makeBuiltInTools = (
         [],
         async args =>
           args.path === undefined || args.path === null || args.path === ''
-            ? E(powers).list()
+            ? (await E(powers).list()).filter(name => !isPrivate(name))
             : E(powers).list(...readNamePath(args, 'path')),
       ),
     ],
@@ -169,6 +232,7 @@ export const makeBuiltInTools = (
             throw Error('value is required');
           }
           await E(powers).storeValue(harden(args.value), path);
+          await onNameChanged?.(path);
           return `Stored the value as ${JSON.stringify(path.join('/'))}.`;
         },
       ),
@@ -183,6 +247,7 @@ export const makeBuiltInTools = (
         async args => {
           const path = readNamePath(args, 'petName');
           await E(powers).remove(...path);
+          await onNameChanged?.(path);
           return `Removed ${JSON.stringify(path.join('/'))}.`;
         },
       ),
@@ -213,6 +278,7 @@ export const makeBuiltInTools = (
             );
           }
           await E(powers).adopt(number, edgeName, [TOOLS_DIRECTORY, toolName]);
+          await onNameChanged?.([TOOLS_DIRECTORY, toolName]);
           return `Adopted @${edgeName} from message #${number} as tools/${toolName}. It is available now.`;
         },
       ),
@@ -271,7 +337,7 @@ export const makeBuiltInTools = (
         {},
         [],
         async () => {
-          const messages = await E(powers).listMessages();
+          const messages = (await E(powers).listMessages()).filter(visibleMessage);
           // One reverseIdentify per distinct sender, all at once.
           const senders = [...new Set(messages.map(m => m.from))];
           const names = await Promise.all(
@@ -306,11 +372,33 @@ export const makeBuiltInTools = (
   ];
   // has, move, copy, makeDirectory, identify; adopt, request, resolve,
   // reject (answering a request counts as a reply); inspect, help.
-  return new Map([
+  const all: (readonly [string, FaeTool])[] = [
     ...tools,
     ...makeDirectoryTools(powers),
     ...makeMailTools(powers, { onAnswer: onReply, logger }),
     ...makeInspectionTools(powers, { timeoutMs: probeTimeoutMs }),
-  ]);
+  ];
+  if (onForget !== undefined) {
+    all.push([
+      'forgetConversation',
+      makeBuiltInTool(
+        'forgetConversation',
+        'Forget your whole conversation with the sender of the message you are handling (only theirs), when they ask to start afresh. This exchange is not remembered either.',
+        {},
+        [],
+        async () => {
+          const count = await onForget();
+          return `Forgot the conversation (${count} thread${count === 1 ? '' : 's'}); the next message starts afresh.`;
+        },
+      ),
+    ]);
+  }
+  // The privacy guard wraps the local exos (it calls them directly); the
+  // registry's notice wraps the guarded tool, so only a change that really
+  // happened is announced.
+  const guarded = privateNames.length === 0 ? all : all.map(guardPrivate);
+  return new Map(
+    guarded.map(([name, tool]) => [name, withNameChangeNotice(name, tool, onNameChanged)] as const),
+  );
 };
 harden(makeBuiltInTools);

@@ -1,78 +1,29 @@
-// Benchmarks: `npm run bench`. They print numbers; they assert nothing.
-// Daemon round trips are fae's main cost, so each case runs against the
-// local daemon with a fixed latency per call and reports wall time and
-// daemon calls.
-import { E } from '@endo/far';
-import { makeLocalDaemon } from '../../src/local-daemon/index.js';
-import { discoverTools } from '../../src/toolbox/tools.js';
-import { startFaeInDaemon } from '../support/fae-harness.js';
-import { makeScriptedProvider } from '../support/scripted-provider.js';
-import { makeSequenceTools, makeShippedTool, makeToolCaplet } from '../support/tool-caplets.js';
+// Benchmarks: `npm run bench [-- name…]`. They print numbers; they assert
+// nothing. Each module below is one bench; with names given, only those
+// run. Daemon round trips are fae's main cost, so the benches run against
+// the local daemon with a fixed latency per call.
+import { run as tools } from './tools.js';
+import { run as registry } from './registry.js';
+import { benchConversations as conversations } from './conversations.js';
 
-const LATENCY_MS = 20;
-
-const time = async <T>(work: () => Promise<T>) => {
-  const start = performance.now();
-  const result = await work();
-  return { ms: performance.now() - start, result };
-};
-
-const benchDiscovery = async (toolCount: number) => {
-  const daemon = makeLocalDaemon();
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
-  const host: any = await daemon.host;
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
-  const guest: any = await E(host).provideGuest('bench', { agentName: 'bench-agent' });
-  await E(guest).makeDirectory('tools');
-  await Promise.all(
-    Array.from({ length: toolCount }, (_, i) => makeShippedTool(host, 'greet', `greet-${i}`)),
-  );
-  await Promise.all(
-    Array.from({ length: toolCount }, (_, i) =>
-      E(host).copy([`greet-${i}`], ['bench-agent', 'tools', `greet-${i}`]),
-    ),
-  );
-  const listed = await E(guest).list('tools');
-  daemon.setLatency(LATENCY_MS);
-  daemon.resetCallCounts();
-  const { ms, result } = await time(() => discoverTools(guest, new Map()));
-  const calls = Object.values(daemon.callCounts()).reduce((a, b) => a + b, 0);
-  console.log(
-    `discover ${String(listed.length).padStart(2)} tools: ${ms.toFixed(0).padStart(4)} ms (${(ms / LATENCY_MS).toFixed(1)} round trips of ${LATENCY_MS} ms), ${calls} daemon calls (every tool is a copy of greet, so ${result.schemas.length} distinct name)`,
-  );
-  await daemon.stop();
-};
-
-const benchParallelTools = async (parallel: boolean) => {
-  const { first, second } = makeSequenceTools(300);
-  const llm = makeScriptedProvider([
-    { toolCalls: [{ name: 'first', arguments: {} }, { name: 'second', arguments: {} }] },
-    { text: 'done' },
-  ]);
-  const { host, nextFromFae, daemon } = await startFaeInDaemon({
-    provider: llm.provider,
-    env: { FAE_PARALLEL_TOOLS: parallel ? '1' : '0' },
-    introducedNames: { first: 'first', second: 'second' },
-    prepare: async (_h, d) => {
-      await makeToolCaplet(d, 'first', () => first);
-      await makeToolCaplet(d, 'second', () => second);
-    },
-  });
-  await nextFromFae();
-  const { ms } = await time(async () => {
-    await E(host).send('fae', ['go'], [], []);
-    await nextFromFae();
-  });
-  console.log(`two 300 ms tools, ${parallel ? 'concurrent' : 'one by one'}: ${ms.toFixed(0)} ms for the whole message`);
-  await daemon.stop();
-};
+const BENCHES: readonly (readonly [string, () => Promise<void>])[] = [
+  ['tools', tools],
+  ['registry', registry],
+  ['conversations', conversations],
+];
 
 const main = async () => {
-  for (const count of [1, 5, 20]) {
-    await benchDiscovery(count);
+  const wanted = process.argv.slice(2);
+  const unknown = wanted.filter(name => !BENCHES.some(([known]) => known === name));
+  if (unknown.length > 0) {
+    throw Error(`Unknown bench ${JSON.stringify(unknown)}; the benches are ${BENCHES.map(([name]) => name).join(', ')}`);
   }
-  await benchParallelTools(true);
-  await benchParallelTools(false);
+  for (const [name, bench] of BENCHES) {
+    if (wanted.length > 0 && !wanted.includes(name)) continue;
+    console.log(`\n## ${name}`);
+    // One bench at a time: they would skew each other's timings.
+    await bench();
+  }
 };
 
 main().then(

@@ -1,0 +1,378 @@
+// The conversations fae holds: which one a message opens (threads.ts), read
+// back lazily after a restart and written once per finished turn
+// (store.ts), kept within the context budget by folding old turns into a
+// summary (compaction.ts), and windowed for every request (window.ts).
+// fae.ts opens a turn per message; turn.ts asks the turn for each request.
+import type { ChatMessage, Provider, ToolSchema } from '../../providers/types.js';
+import type { GuestPowers, MessageRecord, Ref } from '../daemon/endo-types.js';
+import type { Logger } from '../logging/log.js';
+import type { Redact } from '../logging/redact.js';
+import { summarize, turnsToFold } from './compaction.js';
+import { RECORD_VERSION, redactMessage, type ConversationRecord } from './records.js';
+import { makeConversationStore } from './store.js';
+import {
+  MAIN_THREAD,
+  conversationKey,
+  correspondentPrefix,
+  makeThreadIndex,
+} from './threads.js';
+import { estimateMessages, estimateRequest, estimateSchemas, makeTokenMeter } from './tokens.js';
+import { windowRequest } from './window.js';
+
+export interface ConversationLimits {
+  /** FAE_CONTEXT_TOKENS: what one request may carry. */
+  readonly contextTokens: number;
+  /** LAL_MAX_MESSAGES: exact ceiling on non-system messages per request. */
+  readonly maxMessages: number | undefined;
+  /** FAE_MAX_TRANSCRIPT: verbatim messages one conversation keeps. */
+  readonly maxTranscript: number;
+}
+
+export interface ConversationsOptions {
+  readonly provider: Provider;
+  readonly limits: ConversationLimits;
+  readonly systemPrompt: string;
+  readonly redact: Redact;
+  readonly logger: Logger;
+  /** Told of the tokens a summary cost. */
+  readonly onUsage?: (inputTokens: number, outputTokens: number) => void;
+}
+
+interface Turn {
+  readonly seq: number;
+  readonly messageId: string;
+  readonly messages: readonly ChatMessage[];
+}
+
+interface Conversation {
+  readonly key: string;
+  readonly correspondent: string;
+  readonly thread: string;
+  summary: string | undefined;
+  turns: Turn[];
+  nextSeq: number;
+}
+
+/** One message being handled: the turn's messages and its requests. */
+export interface OpenTurn {
+  /** The turn so far, opening with the user message; runTurn appends to it. */
+  readonly messages: ChatMessage[];
+  /** The request for the next model call (compacting first if needed). */
+  readonly prepareRequest: (
+    messages: readonly ChatMessage[],
+    schemas: readonly ToolSchema[],
+  ) => Promise<readonly ChatMessage[]>;
+  /**
+   * Records the finished turn and stores it (one daemon call). `note`, for
+   * a turn that ended without an answer, tells the next request what
+   * happened, so two user messages never follow each other unexplained.
+   */
+  readonly finish: (note?: string) => Promise<void>;
+  /** The turn did not finish (cancelled): nothing of it is kept. */
+  readonly abandon: () => void;
+}
+
+const idOf = (message: MessageRecord) =>
+  typeof message.messageId === 'string' ? message.messageId : `#${message.number}`;
+
+export const makeConversations = (
+  powers: Ref<GuestPowers>,
+  { provider, limits, systemPrompt, redact, logger, onUsage }: ConversationsOptions,
+) => {
+  const store = makeConversationStore(powers, logger);
+  const index = makeThreadIndex();
+  const meter = makeTokenMeter();
+  const held = new Map<string, Conversation>();
+  /** Stored but not read back yet in this incarnation. */
+  const unread = new Set<string>();
+  const systemMessage: ChatMessage = harden({ role: 'system', content: systemPrompt });
+  let openTurn: { conversation: Conversation; forgotten: boolean } | undefined;
+
+  const headOf = (conversation: Conversation): ChatMessage[] =>
+    conversation.summary === undefined
+      ? [systemMessage]
+      : [
+          systemMessage,
+          harden({
+            role: 'system',
+            content: `Summary of your earlier conversation with this correspondent:\n${conversation.summary}`,
+          }),
+        ];
+
+  const fresh = (key: string, correspondent: string, thread: string): Conversation => ({
+    key,
+    correspondent,
+    thread,
+    summary: undefined,
+    turns: [],
+    nextSeq: 1,
+  });
+
+  const adopt = (conversation: Conversation) => {
+    held.set(conversation.key, conversation);
+    unread.delete(conversation.key);
+    for (const turn of conversation.turns) index.noteMessage(turn.messageId, conversation.key);
+  };
+
+  /** Reads a stored conversation; unusable data gives a fresh one. */
+  const readBack = async (key: string, correspondent: string, thread: string | undefined) => {
+    const records = await store.load(key, correspondent, thread);
+    if (records === undefined || records.length === 0) {
+      // Written afresh (in a new generation) on its next turn.
+      return thread === undefined ? undefined : fresh(key, correspondent, thread);
+    }
+    const conversation = fresh(key, correspondent, records[0].thread);
+    for (const record of records) {
+      if (record.kind === 'summary') {
+        conversation.summary = record.text;
+        conversation.turns.push(...record.turns);
+      } else {
+        conversation.turns.push({ seq: record.seq, messageId: record.messageId, messages: record.messages });
+      }
+    }
+    conversation.nextSeq = (records.at(-1)?.seq ?? 0) + 1;
+    logger.event('conversation-restored', { conversation: key, turns: conversation.turns.length });
+    return conversation;
+  };
+
+  const provide = async (correspondent: string, thread: string) => {
+    const key = conversationKey(correspondent, thread);
+    const known = held.get(key);
+    if (known !== undefined) return known;
+    const conversation = unread.has(key)
+      ? ((await readBack(key, correspondent, thread)) ?? fresh(key, correspondent, thread))
+      : fresh(key, correspondent, thread);
+    adopt(conversation);
+    return conversation;
+  };
+
+  /** Reads every stored thread of a correspondent not read yet. */
+  const readAllOf = async (correspondent: string) => {
+    const prefix = correspondentPrefix(correspondent);
+    const keys = [...unread].filter(key => key.startsWith(prefix));
+    const found = await Promise.all(keys.map(key => readBack(key, correspondent, undefined)));
+    for (const conversation of found) if (conversation !== undefined) adopt(conversation);
+  };
+
+  /** See threads.ts for the rules. */
+  const threadFor = async (message: MessageRecord, correspondent: string) => {
+    const { replyTo } = message;
+    if (typeof replyTo !== 'string' || replyTo === '') return MAIN_THREAD;
+    const lookup = () => {
+      const key = index.conversationOf(replyTo);
+      const conversation = key === undefined ? undefined : held.get(key);
+      return conversation?.correspondent === correspondent ? conversation.thread : undefined;
+    };
+    const known = lookup();
+    if (known !== undefined) return known;
+    await readAllOf(correspondent);
+    return lookup() ?? replyTo;
+  };
+
+  const persist = async (conversation: Conversation, record: ConversationRecord, rebase = false) => {
+    try {
+      await (rebase ? store.rebase : store.append)(conversation.key, record);
+    } catch (error) {
+      logger.warn('conversation-not-stored', {
+        conversation: conversation.key,
+        error: redact(error instanceof Error ? error.message : String(error)),
+      });
+    }
+  };
+
+  /**
+   * Folds the oldest turns into the summary until the request would take
+   * half the budget (so compaction is rare), in batches that each fit the
+   * budget themselves. A failed summary leaves the turns as they are: the
+   * window then keeps the request within bounds.
+   */
+  const compact = async (
+    conversation: Conversation,
+    current: readonly ChatMessage[],
+    schemas: readonly ToolSchema[],
+  ) => {
+    const budget = limits.contextTokens;
+    const summaryTokens = Math.max(64, Math.floor(budget / 8));
+    const fixed = estimateMessages([systemMessage, ...current]) + estimateSchemas(schemas) + summaryTokens;
+    let count = turnsToFold(conversation.turns.map(t => t.messages), fixed, Math.floor(budget / 2));
+    // FAE_MAX_TRANSCRIPT: past it, fold down to half of it as well.
+    const total = conversation.turns.reduce((n, t) => n + t.messages.length, current.length);
+    if (total > limits.maxTranscript) {
+      let dropped = conversation.turns.slice(0, count).reduce((n, t) => n + t.messages.length, 0);
+      while (count < conversation.turns.length && total - dropped > Math.floor(limits.maxTranscript / 2)) {
+        dropped += conversation.turns[count].messages.length;
+        count += 1;
+      }
+    }
+    while (count > 0) {
+      // Batch: the oldest turns whose text, with the summary so far, fits.
+      let batch = 0;
+      let size = 400 + summaryTokens;
+      while (batch < count && (batch === 0 || size + estimateMessages(conversation.turns[batch].messages) <= budget)) {
+        size += estimateMessages(conversation.turns[batch].messages);
+        batch += 1;
+      }
+      const folded = conversation.turns.slice(0, batch);
+      let summary;
+      try {
+        // Sequential on purpose: each batch builds on the previous summary.
+        // eslint-disable-next-line no-await-in-loop
+        summary = await summarize(provider, conversation.summary, folded.map(t => t.messages), summaryTokens);
+      } catch (error) {
+        logger.warn('conversation-compaction-failed', {
+          conversation: conversation.key,
+          error: redact(error instanceof Error ? error.message : String(error)),
+        });
+        return;
+      }
+      const inputTokens = summary.usage?.inputTokens ?? 0;
+      const outputTokens = summary.usage?.outputTokens ?? 0;
+      onUsage?.(inputTokens, outputTokens);
+      logger.event('conversation-compacted', {
+        conversation: conversation.key,
+        turns: batch,
+        inputTokens,
+        outputTokens,
+      });
+      conversation.summary = redact(summary.text);
+      conversation.turns = conversation.turns.slice(batch);
+      const seq = conversation.nextSeq;
+      conversation.nextSeq += 1;
+      count -= batch;
+      // Sequential: a later batch's generation replaces this one.
+      // eslint-disable-next-line no-await-in-loop
+      await persist(
+        conversation,
+        harden({
+          v: RECORD_VERSION,
+          kind: 'summary',
+          correspondent: conversation.correspondent,
+          thread: conversation.thread,
+          seq,
+          text: conversation.summary,
+          turns: [...conversation.turns],
+        }),
+        true,
+      );
+    }
+  };
+
+  const requestFor = async (
+    conversation: Conversation,
+    current: readonly ChatMessage[],
+    schemas: readonly ToolSchema[],
+  ) => {
+    const all = () => [...headOf(conversation), ...conversation.turns.flatMap(t => t.messages), ...current];
+    const messageCount = conversation.turns.reduce((n, t) => n + t.messages.length, current.length);
+    if (
+      conversation.turns.length > 0 &&
+      (meter.scale(estimateRequest(all(), schemas)) > limits.contextTokens ||
+        messageCount > limits.maxTranscript)
+    ) {
+      await compact(conversation, current, schemas);
+    }
+    const request = windowRequest(harden(all()), schemas, limits, meter);
+    lastEstimate = estimateRequest(request, schemas);
+    return request;
+  };
+  let lastEstimate = 0;
+
+  /**
+   * Opens the turn for `message` from `correspondent`, with `text` as its
+   * user message; undefined when the message was handled before (stored,
+   * but the restart came before it was dismissed).
+   */
+  const open = async (message: MessageRecord, correspondent: string, text: string) => {
+    const conversation = await provide(correspondent, await threadFor(message, correspondent));
+    const messageId = idOf(message);
+    if (conversation.turns.some(turn => turn.messageId === messageId)) return undefined;
+    index.noteMessage(messageId, conversation.key);
+    const state = { conversation, forgotten: false };
+    openTurn = state;
+    const messages: ChatMessage[] = [harden({ role: 'user', content: redact(text) })];
+    const turn: OpenTurn = {
+      messages,
+      prepareRequest: (current, schemas) => requestFor(conversation, current, schemas),
+      finish: async (note?: string) => {
+        if (openTurn === state) openTurn = undefined;
+        if (state.forgotten) return;
+        const all = note === undefined ? messages : [...messages, { role: 'assistant' as const, content: note }];
+        const kept = harden(all.map(m => redactMessage(m, redact)));
+        const seq = conversation.nextSeq;
+        conversation.nextSeq += 1;
+        conversation.turns.push({ seq, messageId, messages: kept });
+        await persist(conversation, harden({
+          v: RECORD_VERSION,
+          kind: 'turn',
+          correspondent: conversation.correspondent,
+          thread: conversation.thread,
+          seq,
+          messageId,
+          messages: kept,
+        }));
+      },
+      abandon: () => {
+        if (openTurn === state) openTurn = undefined;
+      },
+    };
+    // Frozen, not hardened: runTurn appends to `messages`.
+    return Object.freeze(turn);
+  };
+
+  /** Forgets every thread of `correspondent`, stored or held; how many. */
+  const forget = async (correspondent: string) => {
+    const prefix = correspondentPrefix(correspondent);
+    const keys = new Set([...unread].filter(key => key.startsWith(prefix)));
+    for (const conversation of held.values()) {
+      if (conversation.correspondent === correspondent) keys.add(conversation.key);
+    }
+    await Promise.all(
+      [...keys].map(key => {
+        held.delete(key);
+        unread.delete(key);
+        index.dropConversation(key);
+        return store.removeConversation(key);
+      }),
+    );
+    if (openTurn?.conversation.correspondent === correspondent) openTurn.forgotten = true;
+    logger.event('conversation-forgotten', { conversations: keys.size });
+    return keys.size;
+  };
+
+  return harden({
+    /** Reads which conversations are stored (creating the directory). */
+    start: async () => {
+      for (const key of await store.open()) unread.add(key);
+    },
+    open,
+    forget,
+    /** fae's own copy of a message it sent: links threads (threads.ts). */
+    noteOwnMessage: (message: MessageRecord) => index.noteOwnMessage(message.messageId, message.replyTo),
+    /** The provider, learning how the estimate compares with reported usage. */
+    meter: (inner: Provider): Provider =>
+      harden({
+        kind: inner.kind,
+        model: inner.model,
+        chat: async (messages: readonly ChatMessage[], schemas: readonly ToolSchema[]) => {
+          const estimate = lastEstimate;
+          const result = await inner.chat(messages, schemas);
+          meter.observe(estimate, result.usage?.inputTokens);
+          return result;
+        },
+      }),
+    status: () =>
+      harden({
+        conversations: held.size + unread.size,
+        conversationSizes: [...held.values()].map(c => {
+          const messages = c.turns.flatMap(t => t.messages);
+          return harden({
+            messages: messages.length,
+            estimatedTokens: estimateMessages([...headOf(c), ...messages]),
+            summarized: c.summary !== undefined,
+          });
+        }),
+      }),
+  });
+};
+harden(makeConversations);
+export type Conversations = ReturnType<typeof makeConversations>;

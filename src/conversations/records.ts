@@ -1,0 +1,167 @@
+// What a stored conversation node holds, and the checks a node read back
+// must pass. Nodes are plain copy data (storeValue). Every text is run
+// through the redactor before it is stored, so no secret is ever kept.
+import { q } from '@endo/errors';
+import type { ChatMessage, ToolCall } from '../../providers/types.js';
+import type { Redact } from '../logging/redact.js';
+
+export const RECORD_VERSION = 1;
+
+/** One finished turn: the user message and everything that followed it. */
+export interface TurnRecord {
+  readonly v: typeof RECORD_VERSION;
+  readonly kind: 'turn';
+  readonly correspondent: string;
+  readonly thread: string;
+  readonly seq: number;
+  /** The incoming message's id, so a replay is not answered twice. */
+  readonly messageId: string;
+  readonly messages: readonly ChatMessage[];
+}
+
+/** A turn as a summary record carries it. */
+export interface KeptTurn {
+  readonly seq: number;
+  readonly messageId: string;
+  readonly messages: readonly ChatMessage[];
+}
+
+/**
+ * The head of a new generation of a conversation: the model-written summary
+ * of every turn folded so far, and the turns kept verbatim after it.
+ */
+export interface SummaryRecord {
+  readonly v: typeof RECORD_VERSION;
+  readonly kind: 'summary';
+  readonly correspondent: string;
+  readonly thread: string;
+  readonly seq: number;
+  readonly text: string;
+  readonly turns: readonly KeptTurn[];
+}
+
+export type ConversationRecord = TurnRecord | SummaryRecord;
+
+/** The node name for sequence number `seq`: a pet name in every dialect. */
+export const nodeName = (seq: number) => `n${seq}`;
+harden(nodeName);
+
+export const seqOfNodeName = (name: string): number | undefined => {
+  const match = /^n([1-9][0-9]{0,14})$/.exec(name);
+  return match ? Number(match[1]) : undefined;
+};
+harden(seqOfNodeName);
+
+/** A copy of `message` with every text redacted and no undefined fields. */
+export const redactMessage = (message: ChatMessage, redact: Redact): ChatMessage => {
+  const copy: {
+    role: ChatMessage['role'];
+    content: string;
+    tool_calls?: ToolCall[];
+    tool_call_id?: string;
+    name?: string;
+  } = { role: message.role, content: redact(message.content) };
+  if (message.tool_calls !== undefined && message.tool_calls.length > 0) {
+    copy.tool_calls = message.tool_calls.map(call => ({
+      id: call.id,
+      type: 'function' as const,
+      function: { name: call.function.name, arguments: redact(call.function.arguments) },
+    }));
+  }
+  if (message.tool_call_id !== undefined) copy.tool_call_id = message.tool_call_id;
+  if (message.name !== undefined) copy.name = message.name;
+  return harden(copy);
+};
+harden(redactMessage);
+
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+const ROLES = new Set(['user', 'assistant', 'tool']);
+
+const checkMessage = (value: unknown, where: string): ChatMessage => {
+  if (!isRecord(value) || typeof value.role !== 'string' || !ROLES.has(value.role)) {
+    throw Error(`${where} is not a chat message`);
+  }
+  if (typeof value.content !== 'string') throw Error(`${where} has no text content`);
+  if (value.tool_calls !== undefined) {
+    if (!Array.isArray(value.tool_calls)) throw Error(`${where} has malformed tool calls`);
+    for (const call of value.tool_calls) {
+      if (
+        !isRecord(call) ||
+        typeof call.id !== 'string' ||
+        !isRecord(call.function) ||
+        typeof call.function.name !== 'string' ||
+        typeof call.function.arguments !== 'string'
+      ) {
+        throw Error(`${where} has a malformed tool call`);
+      }
+    }
+  }
+  if (value.role === 'tool' && typeof value.tool_call_id !== 'string') {
+    throw Error(`${where} is a tool result answering no call`);
+  }
+  return value as unknown as ChatMessage;
+};
+
+/**
+ * The messages of a stored turn, checked as a provider would: the turn opens
+ * with the user message, and every tool result answers a call of the
+ * assistant message just before it.
+ */
+const checkTurnMessages = (value: unknown, where: string): readonly ChatMessage[] => {
+  if (!Array.isArray(value) || value.length === 0) throw Error(`${where} holds no messages`);
+  const messages = value.map((m, i) => checkMessage(m, `${where} message ${i}`));
+  if (messages[0].role !== 'user') throw Error(`${where} does not open with the user's message`);
+  let open = new Set<string>();
+  messages.forEach((message, i) => {
+    if (message.role === 'tool') {
+      if (!open.has(message.tool_call_id ?? '')) {
+        throw Error(`${where} message ${i} answers no call before it`);
+      }
+      return;
+    }
+    open = new Set((message.tool_calls ?? []).map(call => call.id));
+    if (i > 0 && message.role === 'user') throw Error(`${where} has two user messages`);
+  });
+  return messages;
+};
+
+/**
+ * Checks a value read back from node `name` of the conversation of
+ * `correspondent` and `thread`. Throws a reason when it is corrupt or
+ * belongs elsewhere.
+ */
+export const checkRecord = (
+  value: unknown,
+  name: string,
+  correspondent: string,
+  thread: string,
+): ConversationRecord => {
+  const where = `node ${q(name)}`;
+  if (!isRecord(value)) throw Error(`${where} is not a record`);
+  if (value.v !== RECORD_VERSION) throw Error(`${where} has unknown version ${q(value.v)}`);
+  if (value.correspondent !== correspondent || value.thread !== thread) {
+    throw Error(`${where} belongs to another conversation`);
+  }
+  if (value.seq !== seqOfNodeName(name)) throw Error(`${where} has sequence ${q(value.seq)}`);
+  if (value.kind === 'turn') {
+    if (typeof value.messageId !== 'string') throw Error(`${where} has no message id`);
+    checkTurnMessages(value.messages, where);
+    return value as unknown as TurnRecord;
+  }
+  if (value.kind === 'summary') {
+    if (typeof value.text !== 'string' || !Array.isArray(value.turns)) {
+      throw Error(`${where} is a malformed summary`);
+    }
+    value.turns.forEach((turn: unknown, i: number) => {
+      if (!isRecord(turn) || typeof turn.seq !== 'number' || typeof turn.messageId !== 'string') {
+        throw Error(`${where} kept turn ${i} is malformed`);
+      }
+      checkTurnMessages(turn.messages, `${where} kept turn ${i}`);
+    });
+    return value as unknown as SummaryRecord;
+  }
+  throw Error(`${where} is of unknown kind ${q(value.kind)}`);
+};
+harden(checkRecord);

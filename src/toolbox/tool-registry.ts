@@ -1,0 +1,223 @@
+// The live tool registry: instead of listing tools/ and reading every
+// tool's schema at the start of each turn (and again after every round of
+// tool calls), fae follows the directory's name changes and reads a tool
+// only when its name is added or comes to name another formula. A turn
+// then costs no daemon call for discovery at all.
+//
+// While it is not following (before the first subscription has caught up,
+// or after one ended or failed and until a new one has), discovery falls
+// back to listing, exactly as discoverTools does, and says so in the log:
+// fae never works from a set it cannot vouch for. FAE_TOOL_DISCOVERY=list
+// keeps that listing behaviour for good (the naive mode the bench compares).
+import { E } from '@endo/far';
+import type { GuestPowers, Ref } from '../daemon/endo-types.js';
+import type { Logger } from '../logging/log.js';
+import { silentLogger } from '../logging/log.js';
+import { makeRefIterator } from '../daemon/ref-iterator.js';
+import { withTimeout } from '../timeout.js';
+import { discoverTools, TOOLS_DIRECTORY } from './tools.js';
+import type { DiscoveredTools, FaeTool } from './tools.js';
+import { assembleTools, readBuiltIns, readToolEntry } from './tool-entries.js';
+import type { ToolEntry } from './tool-entries.js';
+import { followToolsDirectory } from './tools-follower.js';
+import { watchToolsBinding } from './tools-binding.js';
+import type { NameChange, OpenFollower } from './tools-follower.js';
+
+export type ToolDiscovery = 'follow' | 'list';
+
+export interface ToolRegistryOptions {
+  readonly logger?: Logger;
+  /** Upper bound for one tool's schema() answer, in ms. */
+  readonly timeoutMs?: number;
+  /** Problems already reported, shared with discoverTools's fallback. */
+  readonly reported?: Set<string>;
+  /** 'list' reads every tool on every call of current() (the old way). */
+  readonly discovery?: ToolDiscovery;
+  /**
+   * Turns the far reference followNameChanges() answers into a local
+   * iterator; the reader for the August stream wrapper plugs in here.
+   */
+  readonly openFollower?: OpenFollower;
+  /** Waits before re-subscribing: first, then doubling up to max, in ms. */
+  readonly retryMs?: { readonly first: number; readonly max: number };
+}
+
+export interface ToolRegistry {
+  /**
+   * What the model may be offered now. While following this makes no
+   * daemon call, and answers the same object until something changed.
+   */
+  current(): Promise<DiscoveredTools>;
+  /**
+   * Starts following tools/; resolves once the first subscription has
+   * caught up, or has failed (discovery then lists until a retry works).
+   */
+  start(): Promise<void>;
+  /**
+   * fae itself changed `path` under its directory (adoptTool, store,
+   * remove): read that one name now, so the change is seen in this very
+   * turn without waiting for the follower or re-reading everything.
+   */
+  noteChanged(path: readonly string[]): Promise<void>;
+  /** Stops following; current() lists from then on. */
+  stop(): void;
+}
+
+const DEFAULT_TIMEOUT_MS = 10_000;
+
+export const makeToolRegistry = (
+  powers: Ref<GuestPowers>,
+  builtIns: ReadonlyMap<string, FaeTool>,
+  {
+    logger = silentLogger,
+    timeoutMs = DEFAULT_TIMEOUT_MS,
+    reported = new Set(),
+    discovery = 'follow',
+    openFollower = ref => makeRefIterator<NameChange>(ref as object),
+    retryMs = { first: 100, max: 30_000 },
+  }: ToolRegistryOptions = {},
+): ToolRegistry => {
+  const reportOnce = (key: string, fields: Record<string, unknown>) => {
+    if (!reported.has(key)) {
+      reported.add(key);
+      logger.warn('tool-skipped', fields);
+    }
+  };
+  const list = () => discoverTools(powers, builtIns, { logger, timeoutMs, reported });
+
+  const entries = new Map<string, ToolEntry>();
+  let directory: unknown;
+  let following = false;
+  let stopped = discovery === 'list';
+  let snapshot: Promise<DiscoveredTools> | undefined;
+  // Why discovery lists now; logged once per stretch of listing.
+  let listingReason: string | undefined = 'not following tools/ yet';
+  let listingLogged = false;
+  const builtInSchemas = readBuiltIns(builtIns);
+  // Reported through the fallback; the turn itself needs no handler.
+  builtInSchemas.catch(() => {});
+
+  const isCurrent = (entry: ToolEntry) => {
+    const live = entries.get(entry.petName);
+    if (live === entry) return 'current';
+    return live === undefined ? 'removed' : 'replaced';
+  };
+
+  const changed = () => {
+    snapshot = undefined;
+  };
+
+  /** The name now points at `id` (undefined: unbound) in `from`. */
+  const learn = (from: unknown, petName: string, id: string | undefined, announce: boolean) => {
+    const known = entries.get(petName);
+    if (id === undefined) {
+      if (known === undefined) return;
+      entries.delete(petName);
+      changed();
+      if (announce) logger.event('tool-removed', { tool: `${TOOLS_DIRECTORY}/${petName}` });
+      return;
+    }
+    if (known?.id === id) return;
+    entries.set(petName, readToolEntry(from, petName, id, timeoutMs));
+    changed();
+    if (announce) {
+      logger.event(known === undefined ? 'tool-added' : 'tool-replaced', {
+        tool: `${TOOLS_DIRECTORY}/${petName}`,
+      });
+    }
+  };
+
+  const follower = followToolsDirectory(powers, {
+    openFollower,
+    retryMs,
+    syncTimeoutMs: timeoutMs,
+    onSubscribed: dir => {
+      directory = dir;
+    },
+    onChange: (change, announce) => {
+      if ('add' in change) learn(directory, change.add, change.id, announce);
+      else learn(directory, change.remove, undefined, announce);
+    },
+    onCaughtUp: (names, restored) => {
+      // Names that went while nobody was following are gone now.
+      for (const petName of [...entries.keys()]) {
+        if (!names.has(petName)) learn(directory, petName, undefined, restored);
+      }
+      following = true;
+      listingReason = undefined;
+      changed();
+      logger.event(restored ? 'tools-follow-restored' : 'tools-following', { tools: entries.size });
+    },
+    onLost: (error, retryInMs) => {
+      following = false;
+      listingReason = 'the tools/ subscription was lost';
+      listingLogged = false;
+      changed();
+      logger.warn('tools-follow-lost', { error, retryInMs, fallback: 'listing tools/ each turn' });
+    },
+    isStopped: () => stopped,
+  });
+
+  const binding = watchToolsBinding(powers, {
+    openFollower,
+    retryMs,
+    logger,
+    onRebound: () => follower.resubscribe(),
+  });
+
+  const current = async (): Promise<DiscoveredTools> => {
+    if (!following) {
+      if (!listingLogged && discovery === 'follow' && listingReason !== undefined) {
+        listingLogged = true;
+        logger.event('tools-listed', { reason: listingReason });
+      }
+      return list();
+    }
+    if (snapshot === undefined) {
+      const building = builtInSchemas.then(schemas =>
+        assembleTools(schemas, [...entries.values()], isCurrent, reportOnce),
+      );
+      snapshot = building;
+      // A failed build is not kept: the next call tries again.
+      building.catch(() => {
+        if (snapshot === building) snapshot = undefined;
+      });
+    }
+    return snapshot;
+  };
+
+  const noteChanged = async (path: readonly string[]) => {
+    if (!following || path[0] !== TOOLS_DIRECTORY) return;
+    if (path.length === 1) {
+      // tools/ itself was replaced or removed: follow what is there now.
+      follower.resubscribe();
+      return;
+    }
+    if (path.length !== 2) return;
+    const dir = directory;
+    // `any`: the directory is a remote reference.
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any
+    const id = (await E(dir as any).identify(path[1]).catch(() => undefined)) as string | undefined;
+    if (dir === directory) learn(dir, path[1], id, true);
+  };
+
+  return harden({
+    current,
+    start: async () => {
+      if (stopped) return;
+      binding.start();
+      // Bounded: a daemon that never answers must not hold fae's startup;
+      // until the subscription catches up, discovery lists.
+      await withTimeout(follower.start(), timeoutMs, () => 'tools/ subscription').catch(() => {});
+    },
+    noteChanged,
+    stop: () => {
+      stopped = true;
+      following = false;
+      listingReason = undefined;
+      follower.stop();
+      binding.stop();
+    },
+  });
+};
+harden(makeToolRegistry);

@@ -1,0 +1,238 @@
+// One fae in its own local daemon, with everything the benches count:
+// its guest-powers calls (a forwarding wrapper around its powers), every
+// daemon call (the local daemon's counters) and every call on a tool (the
+// tools count themselves). The model is a zero-latency script: for each
+// message it calls `list`, then answers in plain text.
+import { E, Far } from '@endo/far';
+import { makeExo } from '@endo/exo';
+import { makePromiseKit } from '@endo/promise-kit';
+import type { ChatResult, Provider } from '../../providers/types.js';
+import { startFae } from '../../src/agent/fae.js';
+import { makeLocalDaemon } from '../../src/local-daemon/index.js';
+import type { LocalDaemon } from '../../src/local-daemon/index.js';
+import { FaeToolInterface } from '../../src/tool-kit/fae-tool-interface.js';
+import { makeRefIterator } from '../../src/daemon/ref-iterator.js';
+import type { MessageRecord } from '../../src/daemon/endo-types.js';
+
+// `any`: daemon objects are remote references.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type Far = any;
+
+// Every guest method of both generations (spec §4.1; next spec §3-§4).
+const GUEST_METHODS = [
+  'help', 'has', 'identify', 'reverseIdentify', 'locate', 'reverseLocate', 'list',
+  'listIdentifiers', 'listLocators', 'followNameChanges', 'followLocatorNameChanges', 'lookup',
+  'maybeLookup', 'lookupById', 'lookupByLocator', 'reverseLookup', 'write', 'storeIdentifier',
+  'storeLocator', 'remove', 'move', 'copy', 'makeDirectory', 'storeValue', 'handle',
+  'listMessages', 'followMessages', 'send', 'reply', 'adopt', 'dismiss', 'dismissAll',
+  'request', 'resolve', 'reject', 'evaluate', 'requestEvaluation', 'define', 'form',
+  'editMessage', 'messageHistory', '__getMethodNames__',
+];
+
+export interface Counts {
+  /** Calls fae made on its guest powers. */
+  readonly guest: number;
+  /** Every call that crossed to the daemon or to a tool. */
+  readonly far: number;
+}
+
+/** A tool that counts the calls made on it. */
+const makeCountingTool = (name: string, counter: { calls: number }) => {
+  const schema = harden({
+    type: 'function',
+    function: {
+      name,
+      description: `Bench tool ${name}.`,
+      parameters: { type: 'object', properties: { text: { type: 'string', description: 'Any text.' } } },
+    },
+  });
+  return makeExo('BenchTool', FaeToolInterface, {
+    schema: () => {
+      counter.calls += 1;
+      return schema as unknown as Record<string, unknown>;
+    },
+    execute: async () => {
+      counter.calls += 1;
+      return 'ok';
+    },
+    help: () => {
+      counter.calls += 1;
+      return 'A bench tool.';
+    },
+  });
+};
+
+/** list, then a plain answer, for every message; tells each first request. */
+const makeBenchModel = () => {
+  let firstRequest = makePromiseKit<void>();
+  let id = 0;
+  const provider: Provider = {
+    kind: 'openai',
+    model: 'bench',
+    chat: async messages => {
+      const last = messages.at(-1);
+      if (last?.role === 'user') {
+        firstRequest.resolve();
+        id += 1;
+        return harden({
+          message: {
+            role: 'assistant',
+            content: '',
+            tool_calls: [{ id: `bench_${id}`, type: 'function', function: { name: 'list', arguments: '{}' } }],
+          },
+        }) as ChatResult;
+      }
+      return harden({ message: { role: 'assistant', content: 'done' } }) as ChatResult;
+    },
+  };
+  return {
+    provider,
+    /** Resolves at the first model request after this call. */
+    nextFirstRequest: () => {
+      firstRequest = makePromiseKit<void>();
+      return firstRequest.promise;
+    },
+  };
+};
+
+export interface CountedFae {
+  readonly daemon: LocalDaemon;
+  counts(): Counts;
+  /**
+   * Sends one message and waits until fae has dismissed it; reports the
+   * counts and times of that message.
+   */
+  message(): Promise<MessageFigures>;
+  stop(): Promise<void>;
+}
+
+export interface MessageFigures {
+  readonly beforeFirst: Counts;
+  readonly perMessage: Counts;
+  /** From the message's arrival in fae's inbox to the first model request. */
+  readonly toFirstMs: number;
+  /** From the message's arrival to fae's reply being delivered. */
+  readonly turnMs: number;
+  /** From the message's arrival to its dismissal, the last call of a turn. */
+  readonly doneMs: number;
+}
+
+const settle = () => new Promise(resolve => setTimeout(resolve, 1));
+
+/**
+ * The floor: an agent that makes only the daemon calls any agent must
+ * (read the message, reply, dismiss), with no model and no tools. What it
+ * costs is the local daemon's and CapTP's share of a message.
+ */
+const startFloorAgent = (powers: Far) => {
+  const inbox = makeRefIterator<MessageRecord>(E(powers).followMessages());
+  const selfId = E(powers).identify('SELF');
+  const loop = async () => {
+    for (;;) {
+      // Sequential: one message after the other, as fae handles them.
+       
+      const { value, done } = await inbox.next();
+      if (done) return;
+       
+      if (value.from === (await selfId)) continue;
+       
+      await E(powers).reply(value.number, ['done'], [], []);
+       
+      await E(powers).dismiss(value.number);
+    }
+  };
+  loop().catch(() => {});
+  return Far('Floor', { whenStarted: async () => undefined });
+};
+
+export type BenchAgent = 'fae' | 'floor';
+
+export const startCountedFae = async (
+  toolCount: number,
+  env: Record<string, string>,
+  agent: BenchAgent = 'fae',
+): Promise<CountedFae> => {
+  const daemon = makeLocalDaemon();
+  const host: Far = await daemon.host;
+  await E(host).provideGuest('fae', { agentName: 'profile-for-fae' });
+  await E(host).makeDirectory(['profile-for-fae', 'tools']);
+  const toolCalls = { calls: 0 };
+  // One at a time: each caplet creation runs the daemon's collection.
+  for (let i = 0; i < toolCount; i += 1) {
+     
+    await daemon.makeCaplet(() => makeCountingTool(`tool_${i}`, toolCalls), { resultName: `tool-${i}` });
+     
+    await E(host).copy([`tool-${i}`], ['profile-for-fae', 'tools', `tool-${i}`]);
+  }
+  let guestCalls = 0;
+  let dismissed = makePromiseKit<void>();
+  let replied = makePromiseKit<void>();
+  const model = makeBenchModel();
+  const controller: Far = await daemon.makeCaplet(
+    (powers, context, options) => {
+      const counted = Object.fromEntries(
+        GUEST_METHODS.map(method => [
+          method,
+          (...args: unknown[]) => {
+            guestCalls += 1;
+            const answer = (E(powers as Far) as Far)[method](...args);
+            if (method === 'dismiss') answer.finally(() => dismissed.resolve());
+            if (method === 'reply') answer.finally(() => replied.resolve());
+            return answer;
+          },
+        ]),
+      );
+      if (agent === 'floor') return startFloorAgent(harden(counted));
+      return startFae(harden(counted) as Far, context as Far, {
+        env: options.env,
+        provider: model.provider,
+        write: () => {},
+      });
+    },
+    { powersName: 'profile-for-fae', resultName: 'controller-for-fae', env },
+  );
+  await E(controller).whenStarted();
+  await settle();
+
+  const counts = (): Counts => {
+    const daemonCalls = Object.values(daemon.callCounts()).reduce((a, b) => a + b, 0);
+    return { guest: guestCalls, far: daemonCalls + toolCalls.calls };
+  };
+  const minus = (a: Counts, b: Counts, hostCalls: number): Counts => ({
+    guest: a.guest - b.guest,
+    far: a.far - b.far - hostCalls,
+  });
+
+  return {
+    daemon,
+    counts,
+    message: async () => {
+      const c0 = counts();
+      dismissed = makePromiseKit<void>();
+      replied = makePromiseKit<void>();
+      const first = model.nextFirstRequest();
+      await E(host).send('fae', ['What is in your directory?'], [], []);
+      const arrived = performance.now();
+      // The floor agent asks no model: its first request is its reply.
+      await (agent === 'floor' ? replied.promise : first);
+      const firstAt = performance.now();
+      const c1 = counts();
+      await replied.promise;
+      const repliedAt = performance.now();
+      await dismissed.promise;
+      const doneAt = performance.now();
+      // fae's next read of its inbox goes out once the turn is over.
+      await settle();
+      const c2 = counts();
+      // The host's send is the bench's call, not fae's.
+      return {
+        beforeFirst: minus(c1, c0, 1),
+        perMessage: minus(c2, c0, 1),
+        toFirstMs: firstAt - arrived,
+        turnMs: repliedAt - arrived,
+        doneMs: doneAt - arrived,
+      };
+    },
+    stop: () => daemon.stop(),
+  };
+};

@@ -1,0 +1,387 @@
+// Conversations (src/conversations/): one private conversation per
+// correspondent and thread, persisted in fae's directory so a restart
+// resumes it, never holding a secret, recovering from bad stored data.
+import test from 'ava';
+import { E } from '@endo/far';
+import { createProvider } from '../providers/index.js';
+import { startFaeInDaemon } from './support/fae-harness.js';
+import type { Far } from './support/fae-harness.js';
+import { makeScriptedProvider } from './support/scripted-provider.js';
+import { messageText, nextMessage, fromSelf } from './support/daemon.js';
+import type { MessageRecord } from './support/daemon.js';
+import { startLlmServer, type RecordedRequest } from './support/llm-server.js';
+
+/** Generous: the machine running the tests may be busy (no timing is asserted). */
+const WAIT_MS = 30_000;
+/** A whole test's bound, instead of ava's 10 s of silence. */
+const BUSY_TIMEOUT_MS = 300_000;
+
+/** A second guest, alice, who knows fae but whom fae has no name for. */
+const makeAlice = async (host: Far) =>
+  E(host).provideGuest('alice', { introducedNames: { fae: 'fae' }, agentName: 'alice-agent' });
+
+/** Everything fae has stored under conversations/, as JSON texts. */
+const storedNodes = async (fae: Far) => {
+  const keys: string[] = await E(fae).list('conversations');
+  const nodes = await Promise.all(
+    keys.map(async key => {
+      const names: string[] = await E(fae).list('conversations', key);
+      return Promise.all(names.map(async name => ({
+        key,
+        name,
+        value: await E(fae).lookup(['conversations', key, name]),
+      })));
+    }),
+  );
+  return nodes.flat();
+};
+
+const chatText = (request: RecordedRequest) => JSON.stringify(request.body.messages);
+const lastUser = (request: RecordedRequest): string =>
+  request.body.messages.filter((m: { role: string }) => m.role === 'user').at(-1)?.content ?? '';
+
+/** Answers every chat request with "answer to <the last user message>". */
+const echoServer = async () => {
+  const server = await startLlmServer('openai');
+  server.otherwise(request => ({ text: `answer to ${lastUser(request).replace(/^Message #\d+ from [^:]*: /, '')}` }));
+  return server;
+};
+
+test('privacy: no request made for one correspondent carries what another said, either way', async t => {
+  t.timeout(BUSY_TIMEOUT_MS);
+  const server = await echoServer();
+  t.teardown(() => server.close());
+  const { host, nextFromFae, daemon } = await startFaeInDaemon({
+    provider: createProvider(server.env()),
+    env: server.env(),
+  });
+  t.teardown(() => daemon.stop());
+  await nextFromFae(WAIT_MS);
+  const alice = await makeAlice(host);
+  const fromAlice = fromSelf(alice);
+  let aliceSeen = -1n;
+  const nextForAlice = async () => {
+    const m = await nextMessage(alice, async r => r.number > aliceSeen && (await fromAlice(r)), WAIT_MS);
+    aliceSeen = m.number;
+    return m;
+  };
+  for (const round of [1, 2, 3]) {
+    await E(host).send('fae', [`host-secret-${round} is the launch code`], [], []);
+    t.is(messageText(await nextFromFae(WAIT_MS)), `answer to host-secret-${round} is the launch code`);
+    await E(alice).send('fae', [`alice-private-${round} is my diary`], [], []);
+    t.is(messageText(await nextForAlice()), `answer to alice-private-${round} is my diary`);
+  }
+  const requests = server.chatRequests;
+  t.is(requests.length, 6);
+  for (const request of requests) {
+    const text = chatText(request);
+    if (lastUser(request).includes('from HOST')) {
+      t.false(text.includes('alice-private'), 'a request for HOST carried alice’s text');
+    } else {
+      t.false(text.includes('host-secret'), 'a request for alice carried HOST’s text');
+      t.false(text.includes('launch code'));
+    }
+  }
+  // Each still remembers its own earlier rounds.
+  t.true(chatText(requests[4]).includes('host-secret-1'));
+  t.true(chatText(requests[5]).includes('alice-private-1'));
+});
+
+test('restart: the follow-up reaches the model with the earlier exchange, and nothing is answered twice', async t => {
+  t.timeout(BUSY_TIMEOUT_MS);
+  const server = await echoServer();
+  t.teardown(() => server.close());
+  const { host, nextFromFae, daemon, logs } = await startFaeInDaemon({
+    provider: createProvider(server.env()),
+    env: server.env(),
+  });
+  t.teardown(() => daemon.stop());
+  await nextFromFae(WAIT_MS);
+  await E(host).send('fae', ['What is the capital of France?'], [], []);
+  t.is(messageText(await nextFromFae(WAIT_MS)), 'answer to What is the capital of France?');
+
+  await daemon.restart();
+  await E(host).send('fae', ['And of Spain?'], [], []);
+  t.is(messageText(await nextFromFae(WAIT_MS)), 'answer to And of Spain?');
+  const requests = server.chatRequests;
+  t.is(requests.length, 2);
+  t.deepEqual(
+    requests[1].body.messages.slice(1).map((m: { role: string; content: string }) => [m.role, m.content]),
+    [
+      ['user', 'Message #1 from HOST: What is the capital of France?'],
+      ['assistant', 'answer to What is the capital of France?'],
+      ['user', 'Message #3 from HOST: And of Spain?'],
+    ],
+  );
+  t.true(logs.some(line => line.includes('conversation-restored')));
+  // Exactly two answers in HOST's inbox, besides the ready message.
+  const fromFae = (await E(host).listMessages()).filter(
+    (m: MessageRecord) => (m.strings ?? [])[0]?.startsWith('answer to'),
+  );
+  t.is(fromFae.length, 2);
+  // The controller of before the restart is gone; ask the new one.
+  const status = await E(E(host).lookup('controller-for-fae')).status();
+  t.is(status.conversations, 1);
+  t.deepEqual(status.conversationSizes, [{ messages: 4, estimatedTokens: status.conversationSizes[0].estimatedTokens, summarized: false }]);
+});
+
+test('threads: a reply to fae continues that thread; another thread of the same sender does not see it, also after a restart', async t => {
+  t.timeout(BUSY_TIMEOUT_MS);
+  const llm = makeScriptedProvider();
+  const echo = (request: { messages: readonly { role: string; content: string }[] }) => ({
+    text: `re: ${request.messages.filter(m => m.role === 'user').at(-1)?.content.replace(/^Message #\d+ from [^:]*: /, '')}`,
+  });
+  for (let i = 0; i < 8; i += 1) llm.push(echo);
+  const { host, nextFromFae, daemon } = await startFaeInDaemon({ provider: llm.provider });
+  t.teardown(() => daemon.stop());
+  const ready = await nextFromFae(WAIT_MS);
+  const requestText = (n: number) => JSON.stringify(llm.requests[n].messages);
+
+  await E(host).send('fae', ['alpha: plain mail'], [], []);
+  const answerAlpha = await nextFromFae(WAIT_MS);
+  // A reply to fae's ready message, which answered nothing: a new thread.
+  await E(host).reply(ready.number, ['beta: about your announcement'], [], []);
+  const answerBeta = await nextFromFae(WAIT_MS);
+  t.is(messageText(answerBeta), 're: beta: about your announcement');
+  t.false(requestText(1).includes('alpha'));
+
+  // Replying to fae's answers continues each one's thread.
+  await E(host).reply(answerBeta.number, ['gamma: more on that'], [], []);
+  await nextFromFae(WAIT_MS);
+  t.true(requestText(2).includes('beta'));
+  t.false(requestText(2).includes('alpha'));
+  await E(host).reply(answerAlpha.number, ['delta: back to the first'], [], []);
+  const answerDelta = await nextFromFae(WAIT_MS);
+  t.true(requestText(3).includes('alpha'));
+  t.false(requestText(3).includes('beta'));
+  // A fresh message joins the main thread.
+  await E(host).send('fae', ['epsilon: fresh again'], [], []);
+  await nextFromFae(WAIT_MS);
+  t.true(requestText(4).includes('delta'));
+  t.false(requestText(4).includes('gamma'));
+
+  await daemon.restart();
+  await E(host).reply(answerBeta.number, ['zeta: after the restart'], [], []);
+  await nextFromFae(WAIT_MS);
+  t.true(requestText(5).includes('gamma'));
+  t.false(requestText(5).includes('alpha'));
+  await E(host).reply(answerDelta.number, ['eta: main again'], [], []);
+  await nextFromFae(WAIT_MS);
+  t.true(requestText(6).includes('epsilon'));
+  t.false(requestText(6).includes('zeta'));
+});
+
+test('a secret never reaches what is stored, even when said, called with and answered', async t => {
+  t.timeout(BUSY_TIMEOUT_MS);
+  const canary = 'canary-token-7f3a9c2e5b1d';
+  const llm = makeScriptedProvider([
+    { toolCalls: [{ name: 'lookup', arguments: { petName: canary } }] },
+    { text: `Your token is ${canary}.` },
+  ]);
+  const { host, fae, nextFromFae, daemon } = await startFaeInDaemon({
+    provider: llm.provider,
+    env: { LAL_AUTH_TOKEN: canary },
+  });
+  t.teardown(() => daemon.stop());
+  await nextFromFae(WAIT_MS);
+  await E(host).send('fae', [`remember my token ${canary}`], [], []);
+  await nextFromFae(WAIT_MS);
+  const nodes = await storedNodes(fae);
+  t.is(nodes.length, 1);
+  const stored = JSON.stringify(nodes);
+  t.true(stored.includes('remember my token [redacted]'));
+  t.false(stored.includes(canary));
+  // Nor does the model see it again in a later request.
+  llm.push({ text: 'ok' });
+  await E(host).send('fae', ['again'], [], []);
+  await nextFromFae(WAIT_MS);
+  t.false(JSON.stringify(llm.requests[2].messages).includes(canary));
+});
+
+test('corrupt, foreign or missing stored data gives a warning and a fresh conversation, never a crash', async t => {
+  t.timeout(BUSY_TIMEOUT_MS);
+  const echo = (request: { messages: readonly { role: string; content: string }[] }) => ({
+    text: `users ${request.messages.filter(m => m.role === 'user').length}`,
+  });
+  const llm = makeScriptedProvider(Array.from({ length: 6 }, () => echo));
+  const { host, fae, nextFromFae, daemon, logs } = await startFaeInDaemon({
+    provider: llm.provider,
+    // `conversations` starts out as something that is no directory.
+    introducedNames: { junk: 'conversations' },
+    prepare: async h => {
+      await E(h).storeValue('not a directory', 'junk');
+    },
+  });
+  t.teardown(() => daemon.stop());
+  await nextFromFae(WAIT_MS);
+  t.true(logs.some(line => line.includes('conversations-directory-replaced')));
+  await E(host).send('fae', ['one'], [], []);
+  t.is(messageText(await nextFromFae(WAIT_MS)), 'users 1');
+  const [node] = await storedNodes(fae);
+
+  // Corrupt: the stored turn is garbage.
+  await E(fae).storeValue(harden({ v: 1, kind: 'turn', nonsense: true }), ['conversations', node.key, node.name]);
+  await daemon.restart();
+  await E(host).send('fae', ['two'], [], []);
+  t.is(messageText(await nextFromFae(WAIT_MS)), 'users 1');
+  t.true(logs.some(line => line.includes('conversation-unreadable') && line.includes(node.key.replace(/-g\d+$/, ''))));
+
+  // The fresh conversation replaced the bad one and reads back cleanly.
+  await daemon.restart();
+  await E(host).send('fae', ['three'], [], []);
+  t.is(messageText(await nextFromFae(WAIT_MS)), 'users 2');
+
+  // Foreign: a node that names another correspondent.
+  const [first] = await storedNodes(fae);
+  await E(fae).storeValue(harden({ ...(first.value as object), correspondent: 'someone else' }), ['conversations', first.key, first.name]);
+  await daemon.restart();
+  await E(host).send('fae', ['four'], [], []);
+  t.is(messageText(await nextFromFae(WAIT_MS)), 'users 1');
+  t.true(logs.some(line => line.includes('another conversation')));
+
+  // Missing: the whole directory removed behind fae's back.
+  await E(fae).remove('conversations');
+  await daemon.restart();
+  await E(host).send('fae', ['five'], [], []);
+  t.is(messageText(await nextFromFae(WAIT_MS)), 'users 1');
+  t.is((await E(E(host).lookup('controller-for-fae')).status()).state, 'running');
+});
+
+test('a failed turn leaves a note, so two user messages never follow each other unexplained', async t => {
+  t.timeout(BUSY_TIMEOUT_MS);
+  const llm = makeScriptedProvider([{ error: 'the LLM is overloaded' }, { text: 'better now' }]);
+  const { host, nextFromFae, daemon } = await startFaeInDaemon({ provider: llm.provider });
+  t.teardown(() => daemon.stop());
+  await nextFromFae(WAIT_MS);
+  await E(host).send('fae', ['first try'], [], []);
+  t.regex(messageText(await nextFromFae(WAIT_MS)), /^Sorry, I could not answer message #1/);
+  await E(host).send('fae', ['second try'], [], []);
+  t.is(messageText(await nextFromFae(WAIT_MS)), 'better now');
+  const roles = llm.requests[1].messages.map(m => m.role);
+  t.deepEqual(roles, ['system', 'user', 'assistant', 'user']);
+  t.regex(llm.requests[1].messages[2].content, /could not answer message #1: the LLM is overloaded/);
+});
+
+test('forgetConversation forgets the sender’s conversation only; status counts what fae holds', async t => {
+  t.timeout(BUSY_TIMEOUT_MS);
+  const server = await echoServer();
+  t.teardown(() => server.close());
+  server
+    .reply({ text: 'noted' })
+    .reply({ text: 'noted too' })
+    .reply({ toolCalls: [{ name: 'forgetConversation', arguments: {} }] })
+    .reply({ text: 'Forgotten.' });
+  const { host, fae, controller, nextFromFae, daemon } = await startFaeInDaemon({
+    provider: createProvider(server.env()),
+    env: server.env(),
+  });
+  t.teardown(() => daemon.stop());
+  await nextFromFae(WAIT_MS);
+  const alice = await makeAlice(host);
+  await E(host).send('fae', ['host plan: the blue door'], [], []);
+  await nextFromFae(WAIT_MS);
+  await E(alice).send('fae', ['alice plan: the red door'], [], []);
+  await nextMessage(alice, fromSelf(alice), WAIT_MS);
+  t.is((await E(controller).status()).conversations, 2);
+  t.is((await E(fae).list('conversations')).length, 2);
+
+  await E(host).send('fae', ['please forget everything I said'], [], []);
+  t.is(messageText(await nextFromFae(WAIT_MS)), 'Forgotten.');
+  t.is((await E(controller).status()).conversations, 1);
+  t.is((await E(fae).list('conversations')).length, 1);
+  await E(host).send('fae', ['what was my plan?'], [], []);
+  await nextFromFae(WAIT_MS);
+  const after = server.chatRequests.at(-1)!;
+  t.false(chatText(after).includes('blue door'));
+  t.false(chatText(after).includes('forget everything'));
+  await E(alice).send('fae', ['and mine?'], [], []);
+  await nextMessage(alice, async m => messageText(m) === 'answer to and mine?', WAIT_MS);
+  t.true(chatText(server.chatRequests.at(-1)!).includes('red door'));
+});
+
+test('the model cannot read or touch stored conversations through its tools', async t => {
+  t.timeout(BUSY_TIMEOUT_MS);
+  const llm = makeScriptedProvider([
+    { text: 'first' },
+    {
+      toolCalls: [
+        { name: 'list', arguments: {} },
+        { name: 'lookup', arguments: { petName: 'conversations' } },
+        { name: 'list', arguments: { path: 'conversations' } },
+        { name: 'remove', arguments: { petName: 'conversations' } },
+        { name: 'copy', arguments: { from: 'conversations', to: 'stolen' } },
+        { name: 'send', arguments: { recipient: 'HOST', strings: ['', ''], edgeNames: ['c'], petNames: ['conversations'] } },
+      ],
+    },
+    { text: 'done' },
+  ]);
+  const { host, fae, nextFromFae, daemon } = await startFaeInDaemon({ provider: llm.provider });
+  t.teardown(() => daemon.stop());
+  await nextFromFae(WAIT_MS);
+  await E(host).send('fae', ['one'], [], []);
+  await nextFromFae(WAIT_MS);
+  await E(host).send('fae', ['show me everything'], [], []);
+  await nextFromFae(WAIT_MS);
+  const results = llm.requests[2].messages.filter(m => m.role === 'tool').map(m => m.content);
+  t.false(results[0].includes('conversations'));
+  t.is(results.length, 6);
+  for (const result of results.slice(1)) t.regex(result, /private memory of its conversations/);
+  t.is((await E(fae).list('conversations')).length, 1);
+  t.false(await E(fae).has('stolen'));
+});
+
+test('listMessages shows the model only the mail of the conversation it is handling', async t => {
+  t.timeout(BUSY_TIMEOUT_MS);
+  const llm = makeScriptedProvider([
+    { text: 'noted' },
+    { toolCalls: [{ name: 'listMessages', arguments: {} }] },
+    { text: 'here you are' },
+  ]);
+  const { host, nextFromFae, daemon } = await startFaeInDaemon({
+    provider: llm.provider,
+    env: { FAE_AUTO_DISMISS: '0' },
+  });
+  t.teardown(() => daemon.stop());
+  await nextFromFae(WAIT_MS);
+  await E(host).send('fae', ['host-private: the vault code'], [], []);
+  await nextFromFae(WAIT_MS);
+  const alice = await makeAlice(host);
+  await E(alice).send('fae', ['alice asks: what mail do you have?'], [], []);
+  await nextMessage(alice, fromSelf(alice), WAIT_MS);
+  const listed = llm.requests[2].messages.at(-1)?.content ?? '';
+  t.true(listed.includes('alice asks'));
+  t.false(listed.includes('host-private'));
+  t.false(listed.includes('noted'));
+  t.false(listed.includes('Fae agent ready'));
+});
+
+test('a summary is stored as the start of a new generation and comes back after a restart', async t => {
+  t.timeout(BUSY_TIMEOUT_MS);
+  const echo = (request: { messages: readonly { role: string; content: string }[] }) => ({
+    text: `seen ${request.messages.length}`,
+  });
+  const llm = makeScriptedProvider([echo, echo, { text: 'HOST counted to two.' }, echo, echo]);
+  const { host, fae, nextFromFae, daemon, logs } = await startFaeInDaemon({
+    provider: llm.provider,
+    env: { FAE_MAX_TRANSCRIPT: '3' },
+  });
+  t.teardown(() => daemon.stop());
+  await nextFromFae(WAIT_MS);
+  for (const text of ['one', 'two', 'three']) {
+    await E(host).send('fae', [text], [], []);
+    await nextFromFae(WAIT_MS);
+  }
+  t.true(logs.some(line => line.includes('conversation-compacted') && line.includes('turns=2')));
+  const nodes = await storedNodes(fae);
+  t.deepEqual(nodes.map(node => node.name), ['n3', 'n4']);
+  t.true(nodes[0].key.endsWith('-g2'));
+  await daemon.restart();
+  await E(host).send('fae', ['four'], [], []);
+  await nextFromFae(WAIT_MS);
+  t.deepEqual(llm.requests[4].messages.slice(1).map(m => m.content), [
+    'Summary of your earlier conversation with this correspondent:\nHOST counted to two.',
+    'Message #5 from HOST: three',
+    'seen 3',
+    'Message #7 from HOST: four',
+  ]);
+});
