@@ -3,13 +3,15 @@
 // their root, and a second run changes nothing.
 import test from 'ava';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { E } from '@endo/far';
 import { main as mainTools, setupTools } from '../setup-tools.js';
 import { setupFsTools } from '../setup-fs-tools.js';
 import type { HostPowers } from '../src/provisioning/provisioning.js';
 import { makeLocalDaemon } from './support/daemon.js';
+import { tempDirs } from './support/temp-dirs.js';
+
+const tempDir = tempDirs('fae-setup-fs-');
 
 // `any`: the daemon's objects are remote references.
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -24,10 +26,8 @@ const start = (t: { teardown: (f: () => Promise<void>) => void }) => {
 const schemaName = async (host: Far, petName: string) =>
   (await E(E(host).lookup(petName)).schema()).function.name;
 
-/** A temporary directory, removed when the test ends, pass or fail. */
-const tempRoot = (t: { teardown: (f: () => void) => void }) => {
-  const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'fae-setup-fs-')));
-  t.teardown(() => fs.rmSync(root, { recursive: true, force: true }));
+const tempRoot = () => {
+  const root = tempDir();
   fs.writeFileSync(path.join(root, 'hello.txt'), 'hello from the root\n');
   return root;
 };
@@ -68,7 +68,7 @@ test('running setup-tools again keeps the tools it made', async t => {
 
 test('setup-fs-tools roots every filesystem tool at FAE_CWD', async t => {
   const host = start(t);
-  const root = tempRoot(t);
+  const root = tempRoot();
   const report = await setupFsTools(host, { FAE_CWD: root }, '/');
   t.is(
     report,
@@ -97,7 +97,7 @@ test('setup-fs-tools roots every filesystem tool at FAE_CWD', async t => {
 
 test('setup-fs-tools resolves FAE_CWD, and its absence, against where it is run', async t => {
   const host = start(t);
-  const parent = tempRoot(t);
+  const parent = tempRoot();
   fs.mkdirSync(path.join(parent, 'project'));
   fs.writeFileSync(path.join(parent, 'project', 'p.txt'), 'project file');
   await setupFsTools(host, { FAE_CWD: 'project' }, parent);
@@ -122,7 +122,7 @@ test('setup-fs-tools refuses a missing root before creating anything', async t =
 
 test('running setup-fs-tools again keeps the tools it made', async t => {
   const host = start(t);
-  const root = tempRoot(t);
+  const root = tempRoot();
   await setupFsTools(host, { FAE_CWD: root }, '/');
   const id = await E(host).identify('run-command');
   const again = await setupFsTools(host, { FAE_CWD: root }, '/');
@@ -132,7 +132,7 @@ test('running setup-fs-tools again keeps the tools it made', async t => {
 
 test('under npm run, setup-fs-tools roots the tools where the user was (INIT_CWD)', async t => {
   const host = start(t);
-  const root = tempRoot(t);
+  const root = tempRoot();
   await setupFsTools(host, { INIT_CWD: root });
   t.is(
     await E(E(host).lookup('read-file')).execute({ filePath: 'hello.txt' }),

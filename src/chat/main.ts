@@ -23,7 +23,7 @@ import { quietBound, readSettings, type Settings } from './settings.js';
 import { parseChatOptions, USAGE, type ChatOptions } from './options.js';
 import { checkLlmReachable } from './reachability.js';
 import { installQuietConsole } from './quiet-console.js';
-import { makeProgress, parseAgentLine, type AgentLogLine } from './progress.js';
+import { fieldText, makeProgress, parseAgentLine, type AgentLogLine } from './progress.js';
 import { makePendingAnswers } from './pending.js';
 import { makeScreen } from './screen.js';
 import { startChatSession, type ChatSession } from './session.js';
@@ -100,6 +100,9 @@ const runChat = async (args: readonly string[], env: Env): Promise<number> => {
   const onAgentLine = (line: AgentLogLine) => {
     pending.activity();
     progress.agentLine(line);
+    // The status line follows fae: a turn that ended owes no answer, reply or not.
+    const doneWith = line.name === 'message-done' ? fieldText(line, 'messageId') : undefined;
+    if (doneWith !== undefined) pending.done(doneWith);
     if (line.name === 'stopped' || (line.level === 'warning' && line.name === 'failed')) checkFaeAlive();
   };
   const restoreConsole = installQuietConsole(line => {

@@ -46,7 +46,7 @@ const cleanEnv = (extra: Readonly<Record<string, string>>) => {
   return { ...env, ...extra };
 };
 
-export const startChat = ({ env = {}, args = [], timeoutMs = 30_000 }: ChatOptions = {}) => {
+export const startChat = ({ env = {}, args = [], timeoutMs = 90_000 }: ChatOptions = {}) => {
   const started = Date.now();
   // The chat's local daemon speaks the dialect the tests run under
   // (FAE_TEST_DIALECT), unless a test chooses one.

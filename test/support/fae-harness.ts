@@ -20,6 +20,8 @@ export interface FaeHarnessOptions {
   /** Called with the host before fae is provisioned. */
   readonly prepare?: (host: Far, daemon: LocalDaemon) => Promise<void>;
   readonly latencyMs?: number;
+  /** What fae gets instead of its powers (see faulty-powers.ts). */
+  readonly wrapPowers?: (powers: unknown) => unknown;
 }
 
 export const startFaeInDaemon = async ({
@@ -28,6 +30,7 @@ export const startFaeInDaemon = async ({
   introducedNames = {},
   prepare,
   latencyMs,
+  wrapPowers,
 }: FaeHarnessOptions) => {
   const daemon = makeLocalDaemon(latencyMs === undefined ? {} : { latencyMs });
   const host: Far = await daemon.host;
@@ -36,7 +39,7 @@ export const startFaeInDaemon = async ({
   const logs: string[] = [];
   const controller: Far = await daemon.makeCaplet(
     (powers, context, options) =>
-      startFae(powers as Far, context as Far, {
+      startFae((wrapPowers ? Promise.resolve(wrapPowers(powers)) : powers) as Far, context as Far, {
         env: options.env,
         provider,
         write: line => logs.push(line),
@@ -46,7 +49,8 @@ export const startFaeInDaemon = async ({
   const fae: Far = await E(host).lookup('profile-for-fae');
   let lastSeen = -1n;
   /** The next message fae sends the host after the last one returned. */
-  const nextFromFae = async (timeoutMs = 5000): Promise<MessageRecord> => {
+  // Generous: on a machine shared by many test runs a round trip can take seconds.
+  const nextFromFae = async (timeoutMs = 20_000): Promise<MessageRecord> => {
     const notFromHost = fromSelf(host);
     const message = await nextMessage(
       host,
