@@ -11,9 +11,9 @@ import {
   type HostRef,
   formatReport,
   invocationDirectory,
-  provideToolCaplets,
   readFsToolsRoot,
 } from './src/provisioning/provisioning.js';
+import { provideToolCaplets } from './src/provisioning/tool-caplets.js';
 
 export const setupFsTools = async (
   host: HostRef,

@@ -1,7 +1,8 @@
 // endo run --UNCONFINED dist/setup-tools.js --powers AGENT
 // Creates the example tool caplets (greet-tool, math-tool, timestamp-tool)
 // in the host's inventory, ready to be sent to fae in a message.
-import { EXAMPLE_TOOLS, type HostRef, formatReport, provideToolCaplets } from './src/provisioning/provisioning.js';
+import { EXAMPLE_TOOLS, type HostRef, formatReport } from './src/provisioning/provisioning.js';
+import { provideToolCaplets } from './src/provisioning/tool-caplets.js';
 
 export const setupTools = async (host: HostRef) =>
   formatReport('setup-tools:', await provideToolCaplets(host, EXAMPLE_TOOLS));

@@ -8,17 +8,21 @@ import {
   type Env,
   type HostRef,
   formatReport,
-  provideFae,
-  provideToolCaplets,
   readFaeSetupConfig,
 } from './src/provisioning/provisioning.js';
+import { inspectHost } from './src/provisioning/host-state.js';
+import { provideToolCaplets } from './src/provisioning/tool-caplets.js';
+import { checkFaeGuest, provideFae } from './src/provisioning/fae-caplet.js';
 
 export const setupWithTools = async (host: HostRef, env: Env = process.env) => {
-  // Checked before the tools are made, so a bad setting creates nothing.
+  // The settings and every name both steps need are checked before the
+  // tools are made, so a bad setting or a missing name creates nothing.
   const config = readFaeSetupConfig(env);
-  const toolLines = await provideToolCaplets(host, EXAMPLE_TOOLS);
+  const state = await inspectHost(host);
+  checkFaeGuest(state);
+  const toolLines = await provideToolCaplets(host, EXAMPLE_TOOLS, {}, state);
   const names = EXAMPLE_TOOLS.map(tool => tool.petName);
-  const faeLines = await provideFae(host, config, names);
+  const faeLines = await provideFae(host, config, names, state);
   return formatReport('setup-with-tools:', [...toolLines, ...faeLines]);
 };
 harden(setupWithTools);

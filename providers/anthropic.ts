@@ -17,6 +17,7 @@ import {
 } from './errors.js';
 import { makeChatResult, makeToolCall, makeUsage, parseToolArguments } from './assistant-result.js';
 import { makeTransport, type ProviderOptions } from './transport.js';
+import { endpointOf, isAnthropicMessage, wrongShape } from './answer-check.js';
 import { truncateMessages } from './truncate.js';
 import type { ChatMessage, ChatResult, Provider, StopReason, ToolSchema } from './types.js';
 
@@ -175,6 +176,10 @@ export const makeAnthropicProviderFromConfig = (
       throw makeProviderError(describeFailure(error), config, transport.redact);
     }
     transport.debug(`response ${JSON.stringify(response)}`);
+    if (!isAnthropicMessage(response)) {
+      const answer = wrongShape(endpointOf(`${config.host.replace(/\/+$/, '')}/v1/messages`), response);
+      throw makeProviderError({ kind: 'unexpected', answer }, config, transport.redact);
+    }
     return fromAnthropicMessage(response);
   };
 

@@ -5,11 +5,13 @@ import { q } from '@endo/errors';
 import type { Redact } from '../src/logging/redact.js';
 import type { ProviderConfig } from './config.js';
 import { LlmTimeoutError } from './retrying-fetch.js';
+import { UnexpectedAnswerError, type UnexpectedAnswer } from './answer-check.js';
 
 export type Failure =
   | { readonly kind: 'status'; readonly status: number; readonly message: string }
   | { readonly kind: 'unreachable'; readonly detail: string | undefined }
   | { readonly kind: 'timeout' }
+  | { readonly kind: 'unexpected'; readonly answer: UnexpectedAnswer }
   | { readonly kind: 'other'; readonly message: string };
 
 /** The host as shown in errors: any user:password part of the URL left out. */
@@ -62,6 +64,9 @@ export const describeTransportFailure = (error: unknown): Failure | undefined =>
   for (let depth = 0; depth < 8 && typeof current === 'object' && current !== null; depth += 1) {
     if (current instanceof LlmTimeoutError) {
       return { kind: 'timeout' };
+    }
+    if (current instanceof UnexpectedAnswerError) {
+      return { kind: 'unexpected', answer: current.answer };
     }
     current = (current as { cause?: unknown }).cause;
   }
@@ -129,6 +134,24 @@ const statusError = (
   return Error(`the LLM at ${at} rejected the request with HTTP ${status}${said}`);
 };
 
+const EXPECTED_ANSWERS = harden({
+  openai: 'an OpenAI-compatible chat completion (JSON with "choices")',
+  anthropic: 'an Anthropic message (JSON with "content" blocks)',
+  ollama: 'an Ollama chat reply (JSON with a "message")',
+});
+
+const unexpectedAnswerError = (
+  answer: UnexpectedAnswer,
+  config: ProviderConfig,
+  redact: Redact,
+  at: string,
+) =>
+  Error(
+    `the LLM at ${at} answered ${redact(answer.endpoint)} with something that is not ${EXPECTED_ANSWERS[config.kind]}: ` +
+      `HTTP ${answer.status}, content-type ${redact(answer.contentType)}, starting ${q(redact(answer.sample))}; ` +
+      'check that LAL_HOST is the API base URL itself, not a web page, proxy or login portal in front of it',
+  );
+
 /**
  * The Error a provider's chat() rejects with. Everything the server said is
  * passed through the redactor, since a server may echo the key back.
@@ -143,6 +166,12 @@ export const makeProviderError = (
     case 'status':
       return statusError(failure.status, redact(failure.message).slice(0, 500), config, at);
     case 'unreachable':
+      if (failure.detail === 'ECONNRESET' || failure.detail === 'UND_ERR_SOCKET') {
+        // The server was reached; the connection broke during the exchange.
+        return Error(
+          `the connection to the LLM at ${at} broke before its answer was complete (${failure.detail}); check the server, or a proxy in front of it`,
+        );
+      }
       return Error(
         `cannot reach the LLM at ${at}${failure.detail ? ` (${failure.detail})` : ''}; check LAL_HOST and that the server is running`,
       );
@@ -150,6 +179,8 @@ export const makeProviderError = (
       return Error(
         `the LLM at ${at} did not answer within ${config.timeoutMs} ms; raise LAL_TIMEOUT_MS or check the server`,
       );
+    case 'unexpected':
+      return unexpectedAnswerError(failure.answer, config, redact, at);
     default:
       return Error(`the ${config.kind} request to the LLM at ${at} failed: ${redact(failure.message)}`);
   }

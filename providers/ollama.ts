@@ -9,6 +9,7 @@ import { describeTransportFailure, makeProviderError, type Failure } from './err
 import { makeChatResult, makeToolCall, makeUsage, parseToolArguments } from './assistant-result.js';
 import type { Fetch } from './retrying-fetch.js';
 import { makeTransport, type ProviderOptions } from './transport.js';
+import { endpointOf, isOllamaReply, wrongShape } from './answer-check.js';
 import { truncateMessages } from './truncate.js';
 import type { ChatMessage, ChatResult, Provider, StopReason, ToolSchema } from './types.js';
 
@@ -175,6 +176,10 @@ export const makeOllamaProviderFromConfig = (
     const said = (response as { error?: unknown }).error;
     if (typeof said === 'string') {
       throw makeProviderError({ kind: 'other', message: said }, config, transport.redact);
+    }
+    if (!isOllamaReply(response)) {
+      const answer = wrongShape(endpointOf(`${config.host.replace(/\/+$/, '')}/api/chat`), response);
+      throw makeProviderError({ kind: 'unexpected', answer }, config, transport.redact);
     }
     return fromOllamaResponse(response);
   };

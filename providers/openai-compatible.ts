@@ -16,6 +16,7 @@ import {
 } from './errors.js';
 import { makeChatResult, makeToolCall, makeUsage } from './assistant-result.js';
 import { makeTransport, type ProviderOptions } from './transport.js';
+import { endpointOf, isOpenAICompletion, wrongShape } from './answer-check.js';
 import { truncateMessages } from './truncate.js';
 import type { ChatMessage, ChatResult, Provider, StopReason, ToolSchema } from './types.js';
 
@@ -127,6 +128,10 @@ export const makeOpenAIProviderFromConfig = (
       throw makeProviderError(describeFailure(error), config, transport.redact);
     }
     transport.debug(`response ${JSON.stringify(completion)}`);
+    if (!isOpenAICompletion(completion)) {
+      const answer = wrongShape(endpointOf(`${config.host.replace(/\/+$/, '')}/chat/completions`), completion);
+      throw makeProviderError({ kind: 'unexpected', answer }, config, transport.redact);
+    }
     return fromOpenAICompletion(completion);
   };
 

@@ -38,6 +38,22 @@ const describeTarget = (input: Parameters<Fetch>[0], init?: RequestInit) => {
   return `${init?.method ?? 'GET'} ${url}`;
 };
 
+/**
+ * A connection that broke before any answer came: most often a kept-alive
+ * socket the server (or a proxy) closed just as the request went out. The
+ * server never saw the request, so sending it again is safe; a refused or
+ * unresolvable host, by contrast, is not worth a retry.
+ */
+const isBrokenBeforeAnswer = (error: unknown): boolean => {
+  let current: unknown = error;
+  for (let depth = 0; depth < 8 && typeof current === 'object' && current !== null; depth += 1) {
+    const { code } = current as { code?: unknown };
+    if (code === 'ECONNRESET' || code === 'EPIPE' || code === 'UND_ERR_SOCKET') return true;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return false;
+};
+
 const discardBody = async (response: Response) => {
   try {
     await response.body?.cancel();
@@ -66,8 +82,17 @@ export const makeRetryingFetch = (options: RetryingFetchOptions): Fetch => {
     const target = describeTarget(input, init);
     for (let retry = 0; ; retry += 1) {
       // Retries are sequential by nature: each waits on the last answer.
-      // eslint-disable-next-line no-await-in-loop
-      const response = await attempt(input, init);
+      let response: Response;
+      try {
+        // eslint-disable-next-line no-await-in-loop
+        response = await attempt(input, init);
+      } catch (error) {
+        if (!isBrokenBeforeAnswer(error) || retry >= maxRetries) throw error;
+        debugLog?.(`${target} -> connection broke before an answer (attempt ${retry + 1} of ${maxRetries + 1})`);
+        // eslint-disable-next-line no-await-in-loop
+        await sleep(backoffDelay(retry, random));
+        continue;
+      }
       debugLog?.(`${target} -> ${response.status} (attempt ${retry + 1} of ${maxRetries + 1})`);
       if (response.ok || !isRetryableStatus(response.status) || retry >= maxRetries) {
         return response;

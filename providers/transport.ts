@@ -4,6 +4,7 @@ import { makeEnvRedactor, type Redact } from '../src/logging/redact.js';
 import type { Env, ProviderConfig } from './config.js';
 import { MAX_RETRY_AFTER_MS } from './retry-policy.js';
 import { makeRetryingFetch, type Fetch } from './retrying-fetch.js';
+import { makeAnswerCheckingFetch } from './answer-check.js';
 
 /** Seams for tests and embedders; every field has a real default. */
 export interface ProviderOptions {
@@ -50,7 +51,7 @@ export const makeTransport = (
   const debug = config.debug
     ? (line: string) => sink(redact(`[fae provider ${config.kind}] ${line}`))
     : () => {};
-  const fetch = makeRetryingFetch({
+  const retryingFetch = makeRetryingFetch({
     maxRetries: config.maxRetries,
     timeoutMs: config.timeoutMs,
     sleep: options.sleep ?? defaultSleep,
@@ -59,6 +60,8 @@ export const makeTransport = (
     fetch: options.fetch ?? globalThis.fetch,
     ...(config.debug ? { debugLog: debug } : {}),
   });
+  // A 200 that is not JSON is an error, not an empty reply.
+  const fetch = makeAnswerCheckingFetch(retryingFetch);
   const sdkTimeoutMs = Math.min(
     MAX_TIMER_MS,
     (config.timeoutMs + MAX_RETRY_AFTER_MS) * (config.maxRetries + 1),

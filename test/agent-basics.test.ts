@@ -45,7 +45,8 @@ test('a full round trip: tool call, send, dismiss, plain answer', async t => {
   await llm.whenCalled(4);
   const last = llm.requests[3].messages;
   t.is(last.at(-1)?.role, 'tool');
-  t.is(last.at(-1)?.content, 'Dismissed message #1.');
+  // The message being answered is dismissed when the turn is over (issue 14 §6).
+  t.is(last.at(-1)?.content, 'Message #1 will be dismissed when you finish this turn.');
   const callMessage = last.at(-2);
   t.is(callMessage?.role, 'assistant');
   t.is(callMessage?.tool_calls?.[0].type, 'function');

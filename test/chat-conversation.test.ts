@@ -3,6 +3,10 @@
 import test from 'ava';
 import { startLlmServer, TEST_TOKEN } from './support/llm-server.js';
 import { startChat } from './support/chat-process.js';
+import { specialNames } from './support/daemon.js';
+
+/** How fae names its host in a turn, in the dialect the tests run under. */
+const HOST_RE = specialNames.host;
 
 test('a message typed on stdin is mailed to fae, and its answer is printed', async t => {
   const server = await startLlmServer('openai');
@@ -18,7 +22,7 @@ test('a message typed on stdin is mailed to fae, and its answer is printed', asy
   t.is(code, 0, stderr);
   t.regex(stdout, /^fae: Hello from the loopback model\.$/m);
   t.is(server.chatRequests.length, 1);
-  t.regex(server.chatRequests[0].body.messages.at(-1).content, /^Message #\d+ from HOST: hello fae$/);
+  t.regex(server.chatRequests[0].body.messages.at(-1).content, new RegExp(`^Message #\\d+ from ${HOST_RE}: hello fae$`));
   t.is(server.chatRequests[0].body.model, 'test-model');
   t.false(stdout.includes(TEST_TOKEN));
   t.false(stderr.includes(TEST_TOKEN));
@@ -30,7 +34,7 @@ test('several lines are handled in the order they were typed, each answered', as
   server.otherwise(request => {
     const last = request.body.messages.at(-1).content;
     const text = typeof last === 'string' ? last : last.map((block: { text?: string }) => block.text ?? '').join('');
-    return { text: `You said: ${text.replace(/^Message #\d+ from HOST: /, '')}` };
+    return { text: `You said: ${text.replace(new RegExp(`^Message #\\d+ from ${HOST_RE}: `), '')}` };
   });
 
   const chat = startChat({ env: server.env() });
@@ -74,19 +78,18 @@ test('--verbose shows fae\'s log lines on stderr, apart from the conversation', 
 
   t.is(code, 0, stderr);
   t.regex(stdout, /^fae: Hi\.$/m);
-  t.regex(stderr, /^\[fae\] message-received message=\d+ from=HOST/m);
+  t.regex(stderr, new RegExp(`^\\[fae\\] message-received message=\\d+ from=${HOST_RE}`, 'm'));
   t.regex(stderr, /^\[fae\] reply-sent/m);
   t.false(stdout.includes('[fae]'));
   t.false(stderr.includes(TEST_TOKEN));
 });
 
-test('end of input waits for answers, but not forever: a message fae leaves unanswered ends the wait once fae falls silent', async t => {
+test('an empty answer reaches the user as a notice, and end of input stops waiting at once', async t => {
   const server = await startLlmServer('openai');
   t.teardown(() => server.close());
-  // An empty answer: fae has nothing to deliver, so no reply comes.
   server.reply({ text: '' });
 
-  // Bounds that make "silent" come soon: one 2 s attempt, 1 s tool calls.
+  // Bounds that make "silent" come after 7 s, should the notice not come.
   const chat = startChat({
     env: server.env({ LAL_TIMEOUT_MS: '2000', LAL_MAX_RETRIES: '0', FAE_TOOL_TIMEOUT_MS: '1000' }),
     timeoutMs: 40_000,
@@ -98,6 +101,29 @@ test('end of input waits for answers, but not forever: a message fae leaves unan
   t.false(timedOut);
   t.is(code, 0, stderr);
   t.is(server.chatRequests.length, 1);
-  t.regex(stderr, /\(stopped waiting: fae said nothing for 7 s\)/);
-  t.false(stdout.includes('say nothing'));
+  t.regex(stdout, /^fae: I finished working on message #\d+ but have no answer to give/m);
+  t.false(stderr.includes('stopped waiting'), stderr);
+});
+
+test('a turn that ends without a reply (fae answered by send) ends the wait as soon as fae is done', async t => {
+  const server = await startLlmServer('openai');
+  t.teardown(() => server.close());
+  server
+    .reply({ toolCalls: [{ name: 'send', arguments: { recipient: 'HOST', strings: ['Sent, not replied.'] } }] })
+    .reply({ text: '' });
+
+  // Without following fae's own "done", the chat would wait 7 s of silence.
+  const chat = startChat({
+    env: server.env({ LAL_TIMEOUT_MS: '2000', LAL_MAX_RETRIES: '0', FAE_TOOL_TIMEOUT_MS: '1000' }),
+    timeoutMs: 40_000,
+  });
+  chat.type('answer me by send');
+  chat.end();
+  const { code, stdout, stderr, timedOut } = await chat.exited;
+
+  t.false(timedOut);
+  t.is(code, 0, stderr);
+  t.regex(stdout, /^fae: Sent, not replied\.$/m);
+  t.false(stdout.includes('no answer to give'), 'the message was answered by send');
+  t.false(stderr.includes('stopped waiting'), stderr);
 });

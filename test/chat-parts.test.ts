@@ -5,8 +5,10 @@ import test from 'ava';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { parseLine, resolveToolName } from '../src/chat/commands.js';
-import { parseAgentLine } from '../src/chat/progress.js';
-import { parseChatOptions } from '../src/chat/options.js';
+import { fieldText, parseAgentLine } from '../src/chat/progress.js';
+import { describeInbox } from '../src/chat/inbox-view.js';
+import type { MailView } from '../src/chat/session.js';
+import { DEFAULT_CHAT_DIALECT, parseChatOptions } from '../src/chat/options.js';
 import { checkLlmReachable } from '../src/chat/reachability.js';
 import { makePendingAnswers } from '../src/chat/pending.js';
 import { readProviderConfig } from '../providers/config.js';
@@ -22,6 +24,10 @@ test('typed lines: messages, commands with and without arguments, mistakes', t =
   t.deepEqual(parseLine('/give  greet   use it  well '), { kind: 'give', tool: 'greet', text: 'use it  well' });
   t.like(parseLine('/give'), { kind: 'invalid' });
   t.like(parseLine('/list everything'), { kind: 'invalid', problem: '/list takes no arguments' });
+  t.deepEqual(parseLine('/inbox'), { kind: 'inbox' });
+  t.deepEqual(parseLine('/inbox 12'), { kind: 'inbox', number: 12n });
+  t.deepEqual(parseLine('/inbox #3'), { kind: 'inbox', number: 3n });
+  t.like(parseLine('/inbox all'), { kind: 'invalid', problem: '/inbox takes a message number, as in "/inbox 3", not "all"' });
   t.like(parseLine('/nope'), { kind: 'invalid', problem: 'Unknown command "/nope"; /help lists the commands' });
 });
 
@@ -47,10 +53,19 @@ test("fae's log lines are read by event name and bare fields; other lines are no
   t.is(parseAgentLine('[fae] '), undefined);
 });
 
-test('the command line: --root DIR, --root=DIR, --verbose, and refusals', t => {
-  t.deepEqual(parseChatOptions([]), { root: undefined, verbose: false, help: false });
-  t.deepEqual(parseChatOptions(['--root', 'here', '--verbose']), { root: 'here', verbose: true, help: false });
-  t.deepEqual(parseChatOptions(['--root=there']), { root: 'there', verbose: false, help: false });
+test('the command line: --root DIR, --root=DIR, --dialect, --verbose, and refusals', t => {
+  t.deepEqual(parseChatOptions([]), { root: undefined, dialect: DEFAULT_CHAT_DIALECT, verbose: false, help: false });
+  t.deepEqual(parseChatOptions(['--root', 'here', '--verbose']), {
+    root: 'here',
+    dialect: DEFAULT_CHAT_DIALECT,
+    verbose: true,
+    help: false,
+  });
+  t.deepEqual(parseChatOptions(['--root=there']), { root: 'there', dialect: DEFAULT_CHAT_DIALECT, verbose: false, help: false });
+  t.is(parseChatOptions(['--dialect', 'feb']).dialect, 'feb');
+  t.is(parseChatOptions(['--dialect=may']).dialect, 'may');
+  t.throws(() => parseChatOptions(['--dialect', 'june']), { message: '--dialect needs one of feb, may or aug, not "june"' });
+  t.throws(() => parseChatOptions(['--dialect']), { message: '--dialect needs one of feb, may or aug, not ""' });
   t.throws(() => parseChatOptions(['--root']), { message: /--root needs a directory/ });
   t.throws(() => parseChatOptions(['--root', '--verbose']), { message: /--root needs a directory/ });
   t.throws(() => parseChatOptions(['hello']), { message: /Unknown argument "hello"/ });
@@ -130,4 +145,56 @@ test('unanswered messages: counted from the send, matched by replyTo, and given 
   t.is(await pending.whenSettled(1000), 'stopped');
   pending.clear();
   t.false(pending.busy());
+});
+
+test('/inbox cuts long messages and says how to see one whole', t => {
+  const long = `${'a'.repeat(250)}\n${'b'.repeat(4000)}`;
+  const mail: MailView[] = [
+    { number: 1n, from: 'fae', to: 'you', text: 'Fae agent ready.' },
+    { number: 2n, from: 'you', to: 'fae', text: 'read the log' },
+    { number: 3n, from: 'fae', to: 'you', text: long },
+    { number: 4n, from: 'fae', to: 'you', text: Array.from({ length: 20 }, (_, i) => `line ${i}`).join('\n') },
+  ];
+  const lines = describeInbox(mail).split('\n');
+  t.is(lines[0], '#1 fae: Fae agent ready.');
+  t.is(lines[1], '#2 you → fae: read the log');
+  t.is(lines[2], `#3 fae: ${'a'.repeat(250)}`);
+  t.is(lines[3], `${'b'.repeat(49)}… (${long.length - 300} more characters; /inbox 3 shows it whole)`);
+  t.true(describeInbox(mail).includes('line 5… ('), 'many short lines are cut too');
+  t.false(describeInbox(mail).includes('line 6'));
+  t.is(describeInbox(mail, 3n), `#3 fae: ${long}`);
+  t.is(describeInbox(mail, 9n), 'There is no message #9 in your inbox (it holds #1, #2, #3, #4)');
+  t.is(describeInbox([]), '(your inbox is empty)');
+});
+
+test('reachability: an Ollama URL whose /api/tags is 404 is not an Ollama server', async t => {
+  // An OpenAI-compatible server at its root: it has no /api/tags.
+  const server = await startLlmServer('openai');
+  t.teardown(() => server.close());
+  const host = `http://127.0.0.1:${server.port}`;
+  const result = await checkLlmReachable(readProviderConfig({ LAL_HOST: host, LAL_PROVIDER: 'ollama' }));
+  t.like(result, { ok: false, problem: 'not-ollama' });
+  if (!result.ok) {
+    t.true(result.paragraph.startsWith(`The server at ${host} (provider Ollama`), result.paragraph);
+    t.regex(result.paragraph, /answered HTTP 404: it is not an Ollama server\. If it is OpenAI-compatible .* set LAL_HOST to its URL ending in \/v1/);
+  }
+});
+
+test("unanswered messages: fae's own \"done\" settles a message it did not reply to, in either order", async t => {
+  const changes: boolean[] = [];
+  const pending = makePendingAnswers({ pollMs: 5, onBusyChange: busy => changes.push(busy) });
+  pending.sending();
+  pending.ownCopy('m1');
+  pending.done('m1');
+  t.false(pending.busy());
+  t.is(await pending.whenSettled(1000), 'answered');
+  // fae may be done before the host has seen its own copy.
+  pending.sending();
+  pending.done('m2');
+  t.true(pending.busy());
+  pending.ownCopy('m2');
+  t.false(pending.busy());
+  t.deepEqual(changes, [true, false, true, false]);
+  t.is(fieldText(parseAgentLine('[fae] message-done message=2 messageId="a b"')!, 'messageId'), 'a b');
+  t.is(fieldText(parseAgentLine('[fae] message-done message=2 messageId=abc')!, 'messageId'), 'abc');
 });

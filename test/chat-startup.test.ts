@@ -109,7 +109,7 @@ test('an unknown argument exits non-zero with the usage', async t => {
 
   t.is(code, 2);
   t.regex(stderr, /Unknown argument "--colour"/);
-  t.regex(stderr, /Usage: npm start -- \[--root DIR\] \[--verbose\]/);
+  t.regex(stderr, /Usage: npm start -- \[--root DIR\] \[--dialect feb\|may\|aug\] \[--verbose\]/);
 });
 
 test('the reachability check asks the server for its models, once, before any chat', async t => {

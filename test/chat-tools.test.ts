@@ -6,12 +6,16 @@ import os from 'node:os';
 import path from 'node:path';
 import { startLlmServer, type RecordedRequest } from './support/llm-server.js';
 import { startChat } from './support/chat-process.js';
+import { specialNames } from './support/daemon.js';
+
+/** How fae names its host in a turn, in the dialect the tests run under. */
+const HOST_RE = specialNames.host;
 
 /** The number fae gave the message whose text matches, as the model sees it. */
 const messageNumberOf = (request: RecordedRequest, pattern: RegExp): number => {
   for (const message of request.body.messages) {
     const text = typeof message.content === 'string' ? message.content : '';
-    const match = /^Message #(\d+) from HOST: (.*)$/s.exec(text);
+    const match = new RegExp(`^Message #(\\d+) from ${HOST_RE}: (.*)$`, 's').exec(text);
     if (match && pattern.test(match[2])) return Number(match[1]);
   }
   throw Error(`No message matching ${pattern} in the request`);
@@ -49,10 +53,10 @@ test('/give greet, then a request: fae adopts the tool and calls it', async t =>
   t.is(code, 0, stderr);
   t.is(server.chatRequests.length, 4);
   const [adopting, adopted, asked, answered] = server.chatRequests;
-  t.regex(adopting.body.messages.at(-1).content, /^Message #\d+ from HOST: Here is a tool for you: @greet-tool$/);
+  t.regex(adopting.body.messages.at(-1).content, new RegExp(`^Message #\\d+ from ${HOST_RE}: Here is a tool for you: @greet-tool$`));
   t.false(toolNames(adopting).includes('greet'));
   t.true(toolNames(asked).includes('greet'));
-  t.regex(asked.body.messages.at(-1).content, /from HOST: Please greet Ada in French\.$/);
+  t.regex(asked.body.messages.at(-1).content, new RegExp(`from ${HOST_RE}: Please greet Ada in French\\.$`));
   t.is(adopted.body.messages.at(-1).role, 'tool');
   t.deepEqual(answered.body.messages.at(-1), {
     role: 'tool',
@@ -77,7 +81,7 @@ test('/give with a message sends the note with the attachment', async t => {
   const { code, stderr } = await chat.exited;
 
   t.is(code, 0, stderr);
-  t.regex(server.chatRequests[0].body.messages.at(-1).content, /from HOST: use this for sums @math-tool$/);
+  t.regex(server.chatRequests[0].body.messages.at(-1).content, new RegExp(`from ${HOST_RE}: use this for sums @math-tool$`));
 });
 
 test('--root gives the filesystem tools their root', async t => {

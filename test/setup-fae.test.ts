@@ -5,7 +5,7 @@ import test from 'ava';
 import { E } from '@endo/far';
 import { main, setup } from '../setup.js';
 import type { HostPowers } from '../src/provisioning/provisioning.js';
-import { makeLocalDaemon, messageText, nextMessage, fromSelf } from './support/daemon.js';
+import { makeLocalDaemon, messageText, nextMessage, fromSelf, specialNames } from './support/daemon.js';
 import { startLlmServer } from './support/llm-server.js';
 
 // `any`: the daemon's objects are remote references.
@@ -39,7 +39,7 @@ test('setup provisions fae, which starts and tells the HOST it is ready', async 
   t.true(await E(host).has('profile-for-fae'));
   t.true(await E(host).has('controller-for-fae'));
   // Pinned: the daemon revives fae when it starts.
-  t.is(await E(host).identify('PINS', 'controller-for-fae'), await E(host).identify('controller-for-fae'));
+  t.is(await E(host).identify(specialNames.pins, 'controller-for-fae'), await E(host).identify('controller-for-fae'));
   const status = await E(E(host).lookup('controller-for-fae')).status();
   t.like(status, { state: 'running', provider: 'ollama', model: 'tiny-model' });
 });
@@ -74,7 +74,7 @@ test('running setup again neither fails nor starts a second fae', async t => {
     [
       'setup:',
       '  fae: guest already present, left as it is',
-      '  controller-for-fae: already running, left as it is (to change its settings, cancel and remove controller-for-fae, then run this again)',
+      '  controller-for-fae: already running, left as it is (to change its settings, run "npm run setup-replace" with the new ones)',
       '  controller-for-fae: already pinned',
     ].join('\n'),
   );

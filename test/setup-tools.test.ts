@@ -3,13 +3,15 @@
 // their root, and a second run changes nothing.
 import test from 'ava';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { E } from '@endo/far';
 import { main as mainTools, setupTools } from '../setup-tools.js';
 import { setupFsTools } from '../setup-fs-tools.js';
 import type { HostPowers } from '../src/provisioning/provisioning.js';
 import { makeLocalDaemon } from './support/daemon.js';
+import { tempDirs } from './support/temp-dirs.js';
+
+const tempDir = tempDirs('fae-setup-fs-');
 
 // `any`: the daemon's objects are remote references.
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -25,7 +27,7 @@ const schemaName = async (host: Far, petName: string) =>
   (await E(E(host).lookup(petName)).schema()).function.name;
 
 const tempRoot = () => {
-  const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'fae-setup-fs-')));
+  const root = tempDir();
   fs.writeFileSync(path.join(root, 'hello.txt'), 'hello from the root\n');
   return root;
 };

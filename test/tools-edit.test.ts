@@ -1,13 +1,15 @@
 // editFile: literal, unique replacements that keep line endings and BOMs.
 import test from 'ava';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { E } from '@endo/far';
 import { make as makeEditFile } from '../tools/edit-file.js';
+import { tempDirs } from './support/temp-dirs.js';
+
+const tempDir = tempDirs('fae-edit-');
 
 const setup = (files: Record<string, string>) => {
-  const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'fae-edit-')));
+  const root = tempDir();
   for (const [name, content] of Object.entries(files)) {
     fs.writeFileSync(path.join(root, name), content);
   }

@@ -4,13 +4,15 @@
 import test from 'ava';
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { E } from '@endo/far';
 import { make as makeReadFile } from '../tools/read-file.js';
 import { make as makeWriteFile } from '../tools/write-file.js';
 import { make as makeEditFile } from '../tools/edit-file.js';
 import { make as makeListDir } from '../tools/list-dir.js';
+import { tempDirs } from './support/temp-dirs.js';
+
+const tempDir = tempDirs('fae-fs-');
 
 /**
  * tmp/app          the root (FAE_CWD)
@@ -23,7 +25,7 @@ import { make as makeListDir } from '../tools/list-dir.js';
  * tmp/outside/x.txt
  */
 const makeTree = () => {
-  const tmp = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'fae-fs-')));
+  const tmp = tempDir();
   const root = path.join(tmp, 'app');
   fs.mkdirSync(path.join(root, 'sub'), { recursive: true });
   fs.mkdirSync(path.join(root, 'empty'));

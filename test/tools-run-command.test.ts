@@ -3,14 +3,16 @@
 // cap on output however much the command prints.
 import test from 'ava';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { E } from '@endo/far';
 import { make as makeRunCommand } from '../tools/run-command.js';
+import { tempDirs } from './support/temp-dirs.js';
+
+const tempDir = tempDirs('fae-run-');
 
 const setup = () => {
-  const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'fae-run-')));
+  const root = tempDir();
   const runCommand = makeRunCommand(undefined, undefined, harden({ env: { FAE_CWD: root } }));
   return { root, runCommand };
 };

@@ -22,6 +22,11 @@ export interface FaeConfig {
    */
   readonly maxTranscript: number;
   /**
+   * Characters one tool result may put in the conversation
+   * (FAE_MAX_TOOL_RESULT_CHARS); a longer one keeps its start and end.
+   */
+  readonly maxToolResultChars: number;
+  /**
    * How fae finds the tools under tools/ (FAE_TOOL_DISCOVERY): `follow`
    * (the default) follows the directory's changes and reads a tool once;
    * `list` lists and reads every tool at each step of a turn, as fae did
@@ -41,6 +46,7 @@ export const DEFAULT_MAX_ITERATIONS = 30;
 export const DEFAULT_TOOL_TIMEOUT_MS = 60_000;
 export const DEFAULT_PROBE_TIMEOUT_MS = 5_000;
 export const DEFAULT_MAX_TRANSCRIPT = 1_000;
+export const DEFAULT_MAX_TOOL_RESULT_CHARS = 50_000;
 export const DEFAULT_CONTEXT_TOKENS = 32_000;
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -94,6 +100,7 @@ export const readFaeConfig = (env: Env): FaeConfig =>
     autoDismiss: readSwitch(env, 'FAE_AUTO_DISMISS', true),
     debug: readSwitch(env, 'FAE_DEBUG', false),
     maxTranscript: readPositiveInteger(env, 'FAE_MAX_TRANSCRIPT', DEFAULT_MAX_TRANSCRIPT),
+    maxToolResultChars: readPositiveInteger(env, 'FAE_MAX_TOOL_RESULT_CHARS', DEFAULT_MAX_TOOL_RESULT_CHARS),
     toolDiscovery: readToolDiscovery(env),
     contextTokens: readPositiveInteger(env, 'FAE_CONTEXT_TOKENS', DEFAULT_CONTEXT_TOKENS),
     maxMessages: env.LAL_MAX_MESSAGES?.trim()

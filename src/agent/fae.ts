@@ -30,6 +30,9 @@ import type { TurnSignals } from './inbox.js';
 import { followInbox, turnCancellation } from './inbox.js';
 import { whenCancelled } from './cancellation.js';
 import { FAE_HELP, helpFor } from './fae-help.js';
+import { bestEffort } from './best-effort.js';
+import { makeDeliver } from './deliver.js';
+import { emptyAnswerNotice } from './closing-notices.js';
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -110,12 +113,20 @@ export const startFae = (
     onDismiss: number => {
       if (number === current.number) current.dismissed = true;
     },
+    // The message being answered is dismissed after the turn, so that
+    // fae's own closing notice can still reply to it.
+    deferDismiss: number => {
+      if (number !== current.number) return false;
+      current.dismissed = true;
+      return true;
+    },
     onReply: () => {
       current.answered = true;
     },
     onSend: () => {
       current.answered = true;
     },
+    redact,
     onNameChanged: path => registry.noteChanged(path),
     logger,
     probeTimeoutMs: config.probeTimeoutMs,
@@ -150,14 +161,7 @@ export const startFae = (
     }
   };
 
-  const answer = async (number: bigint, text: string) => {
-    try {
-      await E(powers).reply(number, [text], [], []);
-      logger.event('reply-sent', { message: number });
-    } catch (error) {
-      logger.warn('reply-failed', { message: number, error });
-    }
-  };
+  const deliver = makeDeliver(powers, logger, redact);
 
   const handleMessage = async (message: InboxMessage, signals: TurnSignals) => {
     const { number } = message;
@@ -213,13 +217,17 @@ export const startFae = (
       if (outcome.kind === 'limit') {
         logger.warn('turn-limit', { message: number, iterations: outcome.iterations });
         const text = `I stopped working on message #${number} after ${outcome.iterations} model calls without finishing (the limit is FAE_MAX_ITERATIONS=${config.maxIterations}). Please send a simpler or more specific request.`;
-        await Promise.all([turn.finish(text), answer(number, text)]);
-      } else if (!current.answered && outcome.content !== '') {
+        await Promise.all([turn.finish(text), deliver(message, text)]);
+      } else if (!current.answered && outcome.content.trim() !== '') {
         // The model answered in plain text: deliver it to the sender.
         const note = outcome.cutOff
           ? '\n\n(This answer was cut off at the output limit, LAL_MAX_TOKENS.)'
           : '';
-        await Promise.all([turn.finish(), answer(number, `${outcome.content}${note}`)]);
+        await Promise.all([turn.finish(), deliver(message, `${outcome.content}${note}`)]);
+      } else if (!current.answered) {
+        // Silence would leave the sender waiting forever.
+        const text = emptyAnswerNotice(number);
+        await Promise.all([turn.finish(text), deliver(message, text)]);
       } else {
         await turn.finish();
       }
@@ -229,30 +237,39 @@ export const startFae = (
       logger.warn('turn-failed', { message: number, error: reason });
       const text = `Sorry, I could not answer message #${number}: ${reason}`;
       handledMessages += 1;
-      await Promise.all([turn?.finish(text), answer(number, text)]);
+      await Promise.all([turn?.finish(text), deliver(message, text)]);
     } finally {
       currentCorrespondent = undefined;
-      if (finished && config.autoDismiss && !current.dismissed) {
+      if (finished && (config.autoDismiss || current.dismissed)) {
         // Handled messages are dismissed so a restart does not replay them.
-        await E(powers).dismiss(number).catch(() => {});
+        await E(powers).dismiss(number).catch(error => logger.warn('dismiss-failed', { message: number, error }));
       }
+      if (finished) logger.event('message-done', { message: number, messageId: message.messageId });
     }
   };
 
   const run = async () => {
+    // Each step but following the mail is best effort: a refusal is
+    // logged, and fae goes on to serve its mail. The daemon adapter is
+    // what follows the mail, so it is not.
     const [daemon, firstStart] = await Promise.all([
       daemonAdapter,
-      provideToolsDirectory(powers, logger),
-      conversations.start(),
+      bestEffort(logger, 'tools-directory', () => provideToolsDirectory(powers, logger), false),
+      bestEffort(logger, 'conversations', () => conversations.start(), undefined),
     ]);
     ownId = daemon.selfId;
-    await moveIntroducedTools(powers, { probeTimeoutMs: config.probeTimeoutMs, logger });
+    await bestEffort(
+      logger,
+      'introduced-tools',
+      () => moveIntroducedTools(powers, { probeTimeoutMs: config.probeTimeoutMs, logger }),
+      harden([]),
+    );
     // After tools/ exists and the introduced tools are in it, so the first
     // message finds them without listing.
     await registry.start();
     // Only the first start announces itself; a restart is silent.
     if (firstStart) {
-      await daemon.send(daemon.names.host, [READY_TEXT]);
+      await bestEffort(logger, 'announce-ready', () => daemon.send(daemon.names.host, [READY_TEXT]), undefined);
     }
     state = 'running';
     started.resolve();

@@ -8,6 +8,8 @@ import { extractToolCallsFromContent, stripThinkBlocks } from '../toolbox/extrac
 import type { MakeCallId } from '../toolbox/extract-tool-calls.js';
 import { parseToolArguments } from '../toolbox/tool-arguments.js';
 import { errorAsText, resultAsText } from '../toolbox/result-text.js';
+import { rejectionResult, rejectionText } from '../toolbox/rejection-text.js';
+import { cutMiddle } from '../tool-kit/cut-middle.js';
 import type { Logger } from '../logging/log.js';
 import type { Cancellation } from './cancellation.js';
 
@@ -15,6 +17,8 @@ export interface TurnLimits {
   readonly maxIterations: number;
   readonly toolTimeoutMs: number;
   readonly parallelTools: boolean;
+  /** Characters one tool result may put in the transcript (none when omitted). */
+  readonly maxToolResultChars?: number;
 }
 
 export interface TurnDependencies {
@@ -110,7 +114,8 @@ const runToolCall = async (
     : { ...call, function: { name, arguments: '{}' } };
   const resultMessage = (content: string): ChatMessage => ({
     role: 'tool',
-    content,
+    // A huge result would travel in this and every later request.
+    content: limits.maxToolResultChars === undefined ? content : cutMiddle(content, limits.maxToolResultChars),
     tool_call_id: call.id,
     name,
   });
@@ -128,9 +133,8 @@ const runToolCall = async (
     logger.debug('tool-result', () => ({ tool: name, result: text }));
     return { stored, result: resultMessage(text) };
   } catch (error) {
-    const text = error instanceof Error ? error.message : String(error);
-    logger.warn('tool-failed', { tool: name, message: messageNumber, error: text });
-    return { stored, result: resultMessage(errorAsText(text)) };
+    logger.warn('tool-failed', { tool: name, message: messageNumber, error: rejectionText(error) });
+    return { stored, result: resultMessage(rejectionResult(error)) };
   }
 };
 

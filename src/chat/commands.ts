@@ -2,15 +2,16 @@
 // command does against the session. Anything that is not a command is a
 // message to fae.
 import { q } from '@endo/errors';
-import type { ChatSession, MailView } from './session.js';
+import type { ChatSession } from './session.js';
 import { CHAT_TOOLS } from './session.js';
 import type { Screen } from './screen.js';
+import { describeInbox } from './inbox-view.js';
 
 export const COMMANDS: readonly { readonly usage: string; readonly summary: string }[] = harden([
   { usage: '/help', summary: 'show these commands' },
   { usage: '/tools', summary: 'list the tools you can give fae' },
   { usage: '/give <tool> [message]', summary: 'mail fae a tool capability (with a note) for it to adopt' },
-  { usage: '/inbox', summary: 'show your inbox: the conversation so far' },
+  { usage: '/inbox [N]', summary: 'show your inbox: the conversation so far (long messages cut); N: message #N whole' },
   { usage: '/list', summary: "show fae's pet names and its adopted tools" },
   { usage: '/reset', summary: 'restart fae with an empty conversation (adopted tools stay)' },
   { usage: '/quit', summary: 'stop fae and leave (so do Ctrl-C and Ctrl-D)' },
@@ -24,11 +25,12 @@ export const HELP_TEXT = [
 export type Command =
   | { readonly kind: 'empty' }
   | { readonly kind: 'message'; readonly text: string }
-  | { readonly kind: 'help' | 'tools' | 'inbox' | 'list' | 'reset' | 'quit' }
+  | { readonly kind: 'help' | 'tools' | 'list' | 'reset' | 'quit' }
+  | { readonly kind: 'inbox'; readonly number?: bigint }
   | { readonly kind: 'give'; readonly tool: string; readonly text: string | undefined }
   | { readonly kind: 'invalid'; readonly problem: string };
 
-const SIMPLE = harden(['help', 'tools', 'inbox', 'list', 'reset', 'quit'] as const);
+const SIMPLE = harden(['help', 'tools', 'list', 'reset', 'quit'] as const);
 type Simple = (typeof SIMPLE)[number];
 
 /** What one typed line asks for. */
@@ -44,6 +46,14 @@ export const parseLine = (line: string): Command => {
       return { kind: 'invalid', problem: `/${name} takes no arguments` };
     }
     return { kind: name as Simple };
+  }
+  if (name === 'inbox') {
+    if (rest.length === 0) return { kind: 'inbox' };
+    const wanted = rest.length === 1 ? /^#?(\d+)$/.exec(rest[0]) : null;
+    if (wanted === null) {
+      return { kind: 'invalid', problem: `/inbox takes a message number, as in "/inbox 3", not ${q(rest.join(' '))}` };
+    }
+    return { kind: 'inbox', number: BigInt(wanted[1]) };
   }
   if (name === 'give') {
     const [tool, ...words] = rest;
@@ -63,9 +73,6 @@ export const resolveToolName = (tool: string): string | undefined => {
   return [tool, `${tool}-tool`].find(candidate => names.includes(candidate));
 };
 harden(resolveToolName);
-
-const describeMail = ({ number, from, to, text }: MailView) =>
-  from === 'you' ? `#${number} you → ${to}: ${text}` : `#${number} ${from}: ${text}`;
 
 export interface CommandContext {
   readonly session: ChatSession;
@@ -109,8 +116,7 @@ export const runLine = async (line: string, { session, screen, quit }: CommandCo
         return;
       }
       case 'inbox': {
-        const mail = await session.inbox();
-        screen.note(mail.length === 0 ? '(your inbox is empty)' : mail.map(describeMail).join('\n'));
+        screen.note(describeInbox(await session.inbox(), command.number));
         return;
       }
       case 'list': {

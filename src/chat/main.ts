@@ -1,7 +1,7 @@
 // `npm start`: a terminal chat with fae, which runs on an in-process local
 // daemon whose root host is the user (HOST). Started as
 //
-//   node --import @endo/init dist/src/chat/main.js [--root DIR] [--verbose]
+//   node --import @endo/init dist/src/chat/main.js [--root DIR] [--dialect feb|may|aug] [--verbose]
 //
 // so the realm is locked down by Node's preload, exactly as a daemon worker
 // is; nothing here imports ses or @endo/init.
@@ -23,7 +23,7 @@ import { quietBound, readSettings, type Settings } from './settings.js';
 import { parseChatOptions, USAGE, type ChatOptions } from './options.js';
 import { checkLlmReachable } from './reachability.js';
 import { installQuietConsole } from './quiet-console.js';
-import { makeProgress, parseAgentLine, type AgentLogLine } from './progress.js';
+import { fieldText, makeProgress, parseAgentLine, type AgentLogLine } from './progress.js';
 import { makePendingAnswers } from './pending.js';
 import { makeScreen } from './screen.js';
 import { startChatSession, type ChatSession } from './session.js';
@@ -100,6 +100,9 @@ const runChat = async (args: readonly string[], env: Env): Promise<number> => {
   const onAgentLine = (line: AgentLogLine) => {
     pending.activity();
     progress.agentLine(line);
+    // The status line follows fae: a turn that ended owes no answer, reply or not.
+    const doneWith = line.name === 'message-done' ? fieldText(line, 'messageId') : undefined;
+    if (doneWith !== undefined) pending.done(doneWith);
     if (line.name === 'stopped' || (line.level === 'warning' && line.name === 'failed')) checkFaeAlive();
   };
   const restoreConsole = installQuietConsole(line => {
@@ -116,6 +119,7 @@ const runChat = async (args: readonly string[], env: Env): Promise<number> => {
   process.once('SIGINT', onEarlySignal);
   try {
     session = await startChatSession({
+      dialect: options.dialect,
       config: settings.setup,
       root: settings.root,
       pending,
@@ -178,7 +182,7 @@ const runChat = async (args: readonly string[], env: Env): Promise<number> => {
   input.on('SIGINT', onSignal);
 
   screen.note(
-    `fae is running on a local Endo host with ${settings.setup.summary}; ` +
+    `fae is running on a local Endo host (${options.dialect} dialect) with ${settings.setup.summary}; ` +
       `its filesystem tools work in ${settings.root}. Type a message, or /help for commands.`,
   );
   screen.attach(input);

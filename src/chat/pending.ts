@@ -26,6 +26,8 @@ export const makePendingAnswers = ({
 }: PendingOptions = {}) => {
   let expectedCopies = 0;
   const unanswered = new Set<string>();
+  // Messages fae said it was done with before the host saw its own copy.
+  const doneEarly = new Set<string>();
   let lastActivity = now();
   let stopped = false;
   let wasBusy = false;
@@ -59,7 +61,16 @@ export const makePendingAnswers = ({
     /** The host's own copy of a message it sent to fae. */
     ownCopy: (messageId: string) => {
       expectedCopies = Math.max(0, expectedCopies - 1);
-      unanswered.add(messageId);
+      if (!doneEarly.delete(messageId)) unanswered.add(messageId);
+      changed();
+    },
+    /**
+     * fae finished with a message (its "message-done" log line), whether
+     * or not it replied: a turn that ends by send, or whose answer could
+     * not be delivered, owes nothing more.
+     */
+    done: (messageId: string) => {
+      if (!unanswered.delete(messageId) && expectedCopies > 0) doneEarly.add(messageId);
       changed();
     },
     /** A message from fae; true if it answers one of the user's messages. */
@@ -81,6 +92,7 @@ export const makePendingAnswers = ({
     clear: () => {
       expectedCopies = 0;
       unanswered.clear();
+      doneEarly.clear();
       stopped = false;
       changed();
     },

@@ -28,6 +28,18 @@ export const parseAgentLine = (line: string): AgentLogLine | undefined => {
 };
 harden(parseAgentLine);
 
+/** A field's value as text: a JSON-quoted value unquoted, undefined when absent. */
+export const fieldText = (line: AgentLogLine, key: string): string | undefined => {
+  const value = line.fields[key];
+  if (value === undefined || !value.startsWith('"')) return value;
+  try {
+    return String(JSON.parse(value));
+  } catch {
+    return value.slice(1);
+  }
+};
+harden(fieldText);
+
 /**
  * The status line's text: undefined while fae has nothing to answer,
  * otherwise what it is doing now.

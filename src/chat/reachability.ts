@@ -11,7 +11,11 @@ export const DEFAULT_CHECK_TIMEOUT_MS = 5_000;
 
 export type Reachability =
   | { readonly ok: true; readonly warning?: string }
-  | { readonly ok: false; readonly problem: 'unreachable' | 'refused'; readonly paragraph: string };
+  | {
+      readonly ok: false;
+      readonly problem: 'unreachable' | 'refused' | 'not-ollama';
+      readonly paragraph: string;
+    };
 
 export interface ReachabilityOptions {
   readonly timeoutMs?: number;
@@ -111,6 +115,18 @@ export const checkLlmReachable = async (
       paragraph:
         `The LLM at ${config.host} ${whatWasTried(config, url)} answered HTTP ${response.status}: ` +
         `${token}. Set LAL_AUTH_TOKEN to a valid API key for that server. ${LLM_CHOICE_GUIDANCE}`,
+    });
+  }
+  if (config.kind === 'ollama' && response.status === 404) {
+    // Every Ollama lists its models; a 404 means something else answers here.
+    await response.body?.cancel().catch(() => {});
+    return harden({
+      ok: false,
+      problem: 'not-ollama',
+      paragraph:
+        `The server at ${config.host} ${whatWasTried(config, url)} answered HTTP 404: it is not an Ollama server. ` +
+        'If it is OpenAI-compatible (llama.cpp, vLLM, LM Studio), set LAL_HOST to its URL ending in /v1, ' +
+        `or set LAL_PROVIDER=openai. ${LLM_CHOICE_GUIDANCE}`,
     });
   }
   if (config.kind === 'ollama' && response.ok) {

@@ -1,14 +1,16 @@
-// The chat's daemon side: an in-process local daemon whose root host is
-// the user, provisioned exactly as the setup scripts provision a real one
-// (src/provisioning.ts): the example and filesystem tool caplets in the
-// host's inventory, the guest `fae` with powers `profile-for-fae`, and the
-// caplet `controller-for-fae` running the built dist/agent.js through
-// makeUnconfined with the user's LAL_*/FAE_* settings as env. Then it
-// follows the host's inbox and hands every message from fae to the screen.
+// The chat's daemon side: an in-process local daemon, speaking the chosen
+// generation's dialect, whose root host is the user, provisioned exactly as
+// the setup scripts provision a real one (src/provisioning/): the host is
+// read first (its dialect gives the special names), then the example and
+// filesystem tool caplets go in the host's inventory, the guest `fae` gets
+// powers `profile-for-fae`, and the caplet `controller-for-fae` runs the
+// built dist/agent.js through makeUnconfined with the user's LAL_*/FAE_*
+// settings as env. Then it follows the host's inbox and hands every message
+// from fae to the screen.
 import { E } from '@endo/far';
 import { makeLocalDaemon } from '../local-daemon/index.js';
-import { makeDaemonAdapter } from '../daemon/adapter.js';
-import { formulaIdOf } from '../daemon/dialect.js';
+import { makeRefIterator } from '../daemon/ref-iterator.js';
+import { type Dialect, formulaIdOf } from '../daemon/dialect.js';
 import { messageText } from '../daemon/message-format.js';
 import type { MessageRecord } from '../daemon/endo-types.js';
 import {
@@ -19,9 +21,10 @@ import {
   FS_TOOLS,
   type FaeSetupConfig,
   type ToolCaplet,
-  provideFae,
-  provideToolCaplets,
 } from '../provisioning/provisioning.js';
+import { inspectHost } from '../provisioning/host-state.js';
+import { provideToolCaplets } from '../provisioning/tool-caplets.js';
+import { provideFae, retireFae, startFae } from '../provisioning/fae-caplet.js';
 import type { PendingAnswers } from './pending.js';
 import { CONVERSATIONS_DIRECTORY } from '../conversations/store.js';
 
@@ -46,6 +49,8 @@ export interface ToolView {
 }
 
 export interface SessionOptions {
+  /** The daemon generation the local host speaks. */
+  readonly dialect: Dialect;
   readonly config: FaeSetupConfig;
   /** The filesystem tools' root (FAE_CWD for their caplets). */
   readonly root: string;
@@ -61,39 +66,45 @@ export interface SessionOptions {
 type Far = any;
 
 export const startChatSession = async ({
+  dialect,
   config,
   root,
   pending,
   onMail,
   onFollowError = () => {},
 }: SessionOptions) => {
-  const daemon = makeLocalDaemon();
+  const daemon = makeLocalDaemon({ dialect });
   const host: Far = await daemon.host;
   let stopping = false;
 
-  // Sequential: both create caplets in the MAIN worker, which the first
-  // call creates; concurrent calls would each create a worker of that name.
-  await provideToolCaplets(host, EXAMPLE_TOOLS);
-  await provideToolCaplets(host, FS_TOOLS, harden({ FAE_CWD: root }));
-  await provideFae(host, config);
+  // The host is read once, as a setup script does; its dialect gives the
+  // special names the lookups below use.
+  const state = await inspectHost(host);
+  const { names } = state;
+  await Promise.all([
+    provideToolCaplets(host, EXAMPLE_TOOLS, {}, state),
+    provideToolCaplets(host, FS_TOOLS, harden({ FAE_CWD: root }), state),
+  ]);
+  await provideFae(host, config, [], state);
   // Held, not looked up again: a lookup of a cancelled caplet's name
   // would make it anew.
   let controller: Far | undefined = await E(host).lookup(FAE_CONTROLLER_NAME);
 
-  // The host's own adapter: the daemon's generation stays behind it.
-  const [hostDaemon, faeId] = (await Promise.all([
-    makeDaemonAdapter(host),
+  const [selfId, faeId] = (await Promise.all([
+    E(host).identify(names.self),
     E(host).identify(FAE_GUEST_NAME),
-  ])) as [Awaited<ReturnType<typeof makeDaemonAdapter>>, string];
-  const { selfId } = hostDaemon;
+  ])) as [string, string];
 
-  /** A name for the party a message's from or to names (raw id or locator). */
+  // Messages name their parties by raw id (feb) or by locator (may, aug);
+  // identify and reverseIdentify deal in raw ids on every generation.
+  const rawId = (idOrLocator: string) => formulaIdOf(idOrLocator) ?? idOrLocator;
+
   const nameOf = async (idOrLocator: string): Promise<string> => {
-    const id = formulaIdOf(idOrLocator) ?? idOrLocator;
+    const id = rawId(idOrLocator);
     if (id === selfId) return 'you';
     if (id === faeId) return FAE_GUEST_NAME;
-    const names = await hostDaemon.senderNames(idOrLocator).catch(() => []);
-    return names[0] ?? 'someone';
+    const petNames = (await E(host).reverseIdentify(id).catch(() => [])) as string[];
+    return petNames[0] ?? 'someone';
   };
 
   const view = async (record: MessageRecord): Promise<MailView> => {
@@ -104,13 +115,13 @@ export const startChatSession = async ({
   const follow = async () => {
     // The replay and the live feed may both deliver a message.
     const seen = new Set<bigint>();
-    const inbox = hostDaemon.followMessages();
+    const inbox = makeRefIterator<MessageRecord>(E(host).followMessages());
     // One at a time: messages are printed in the order they arrived.
     for await (const record of inbox) {
       if (seen.has(record.number)) continue;
       seen.add(record.number);
-      if (hostDaemon.isOwnMessage(record)) {
-        if (formulaIdOf(record.to) === faeId && record.messageId !== undefined) pending.ownCopy(record.messageId);
+      if (rawId(record.from) === selfId) {
+        if (rawId(record.to) === faeId && record.messageId !== undefined) pending.ownCopy(record.messageId);
         continue;
       }
       const answersUser = pending.incoming(record.replyTo);
@@ -179,13 +190,14 @@ export const startChatSession = async ({
      */
     reset: async () => {
       controller = undefined;
-      await E(host).cancel(FAE_CONTROLLER_NAME);
-      await E(host).remove(FAE_CONTROLLER_NAME);
+      // Unpinned before it is cancelled, as setup-replace does: a pinned
+      // fae that is cancelled is revived.
+      await retireFae(host, await inspectHost(host));
       await E(E(host).lookup(FAE_AGENT_NAME)).dismissAll();
       // Its stored conversations go too (src/conversations/), or the new fae would resume them.
       await E(host).remove(FAE_AGENT_NAME, CONVERSATIONS_DIRECTORY).catch(() => {});
       pending.clear();
-      await provideFae(host, config);
+      await startFae(host, config, names);
       controller = await E(host).lookup(FAE_CONTROLLER_NAME);
     },
 

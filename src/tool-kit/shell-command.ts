@@ -5,6 +5,7 @@
 import { spawn } from 'node:child_process';
 import process from 'node:process';
 import { StringDecoder } from 'node:string_decoder';
+import { cutMiddle } from './cut-middle.js';
 
 export interface ShellCommandOptions {
   readonly command: string;
@@ -32,10 +33,6 @@ export interface ShellCommandResult {
 // After the shell exits, a background child may still hold our pipes open;
 // we wait this long for them to close, then end the group.
 const PIPE_GRACE_MS = 1_000;
-// Of a stream's share of the output, this part comes from its end: the end
-// of a build or test run is usually where the verdict is.
-const TAIL_FRACTION = 0.2;
-
 // Keeps the first `cap` characters and a rolling tail of the last `cap`,
 // so memory stays bounded whatever the command prints.
 const makeCollector = (cap: number) => {
@@ -58,11 +55,7 @@ const makeCollector = (cap: number) => {
     /** The output cut to `share` characters, with a note of what was left out. */
     take: (share: number): CapturedOutput => {
       const whole = head + tail;
-      if (total <= share) return harden({ text: whole, total });
-      const tailLength = Math.floor(share * TAIL_FRACTION);
-      const omitted = total - share;
-      const text = `${whole.slice(0, share - tailLength)}\n[… ${omitted} characters omitted …]\n${whole.slice(whole.length - tailLength)}`;
-      return harden({ text, total });
+      return harden({ text: cutMiddle(whole, share, total), total });
     },
     get length() {
       return total;

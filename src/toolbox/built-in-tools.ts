@@ -18,6 +18,7 @@ import { readNamePath, readString, readStringArray } from './built-in-arguments.
 import { messageText } from '../daemon/message-format.js';
 import type { DaemonAdapter } from '../daemon/adapter.js';
 import { makeDaemonAdapter } from '../daemon/adapter.js';
+import { assertSaysSomething } from './message-content.js';
 import type { Logger } from '../logging/log.js';
 import { makeDirectoryTools } from './built-in-directory-tools.js';
 import { withNameChangeNotice } from './name-change-notice.js';
@@ -35,6 +36,14 @@ export interface BuiltInToolHooks {
   readonly onReply?: (number: bigint) => void;
   /** Told of every successful send(), with its recipient. */
   readonly onSend?: (recipient: readonly string[]) => void;
+  /**
+   * Asked before a dismissal: true means "not now", the agent dismisses
+   * that message itself once its turn is over (the message being
+   * answered, whose closing notice still needs it).
+   */
+  readonly deferDismiss?: (number: bigint) => boolean;
+  /** Applied to the text of every message the model sends: mail never carries a secret. */
+  readonly redact?: (text: string) => string;
   /**
    * Told of every name path fae itself bound or unbound (store, remove,
    * adoptTool), once the daemon has done it; awaited, so the tool registry
@@ -151,6 +160,8 @@ export const makeBuiltInTools = (
     onDismiss,
     onReply,
     onSend,
+    deferDismiss,
+    redact = text => text,
     onNameChanged,
     logger,
     probeTimeoutMs,
@@ -303,12 +314,10 @@ export const makeBuiltInTools = (
         async args => {
           const daemon = await provideDaemon();
           const recipient = daemon.path(readNamePath(args, 'recipient'));
-          await daemon.send(
-            recipient,
-            readStringArray(args, 'strings'),
-            readStringArray(args, 'edgeNames'),
-            readStringArray(args, 'petNames'),
-          );
+          const strings = harden(readStringArray(args, 'strings').map(redact));
+          const edgeNames = readStringArray(args, 'edgeNames');
+          assertSaysSomething('send', strings, edgeNames);
+          await daemon.send(recipient, strings, edgeNames, readStringArray(args, 'petNames'));
           onSend?.(recipient);
           return `Sent the message to ${JSON.stringify(recipient.join('/'))}.`;
         },
@@ -328,12 +337,10 @@ export const makeBuiltInTools = (
         ['messageNumber', 'strings'],
         async args => {
           const number = toMessageNumber(args.messageNumber);
-          await E(powers).reply(
-            number,
-            readStringArray(args, 'strings'),
-            readStringArray(args, 'edgeNames'),
-            readStringArray(args, 'petNames'),
-          );
+          const strings = harden(readStringArray(args, 'strings').map(redact));
+          const edgeNames = readStringArray(args, 'edgeNames');
+          assertSaysSomething('reply', strings, edgeNames);
+          await E(powers).reply(number, strings, edgeNames, readStringArray(args, 'petNames'));
           onReply?.(number);
           return `Replied to message #${number}.`;
         },
@@ -374,6 +381,9 @@ export const makeBuiltInTools = (
         ['messageNumber'],
         async args => {
           const number = toMessageNumber(args.messageNumber);
+          if (deferDismiss?.(number)) {
+            return `Message #${number} will be dismissed when you finish this turn.`;
+          }
           await E(powers).dismiss(number);
           onDismiss?.(number);
           return `Dismissed message #${number}.`;

@@ -1,7 +1,7 @@
 // Runs the chat's entry point as `npm start` does, as a child process with
 // piped stdin/stdout/stderr, from the repository root:
 //
-//   node --import @endo/init dist/src/chat/main.js [args]
+//   node --import @endo/init dist/src/chat/main.js --dialect <FAE_TEST_DIALECT> [args]
 //
 //   const chat = startChat({ env: server.env(), args: ['--root', dir] });
 //   chat.type('hello', '/give greet');   // lines on stdin
@@ -15,6 +15,7 @@
 // (timedOut: true), so no test can hang on it.
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { dialect } from './daemon.js';
 
 /** The repository root: dist/test/support/ is three levels below it. */
 export const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
@@ -45,9 +46,12 @@ const cleanEnv = (extra: Readonly<Record<string, string>>) => {
   return { ...env, ...extra };
 };
 
-export const startChat = ({ env = {}, args = [], timeoutMs = 30_000 }: ChatOptions = {}) => {
+export const startChat = ({ env = {}, args = [], timeoutMs = 90_000 }: ChatOptions = {}) => {
   const started = Date.now();
-  const child = spawn(process.execPath, ['--import', '@endo/init', CHAT_ENTRY, ...args], {
+  // The chat's local daemon speaks the dialect the tests run under
+  // (FAE_TEST_DIALECT), unless a test chooses one.
+  const dialectArgs = args.some(arg => arg.startsWith('--dialect')) ? [] : ['--dialect', dialect];
+  const child = spawn(process.execPath, ['--import', '@endo/init', CHAT_ENTRY, ...dialectArgs, ...args], {
     cwd: REPO_ROOT,
     env: cleanEnv(env),
     stdio: ['pipe', 'pipe', 'pipe'],

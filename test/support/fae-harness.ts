@@ -34,6 +34,8 @@ export interface FaeHarnessOptions {
   readonly latencyMs?: number;
   /** The daemon generation; the test run's default otherwise. */
   readonly dialect?: Dialect;
+  /** What fae gets instead of its powers (see faulty-powers.ts). */
+  readonly wrapPowers?: (powers: unknown) => unknown;
 }
 
 export const startFaeInDaemon = async ({
@@ -43,6 +45,7 @@ export const startFaeInDaemon = async ({
   prepare,
   latencyMs,
   dialect,
+  wrapPowers,
 }: FaeHarnessOptions) => {
   const daemon = makeLocalDaemon({
     ...(latencyMs === undefined ? {} : { latencyMs }),
@@ -54,7 +57,7 @@ export const startFaeInDaemon = async ({
   const logs: string[] = [];
   const controller: Far = await daemon.makeCaplet(
     (powers, context, options) =>
-      startFae(powers as Far, context as Far, {
+      startFae((wrapPowers ? Promise.resolve(wrapPowers(powers)) : powers) as Far, context as Far, {
         env: options.env,
         provider,
         write: line => logs.push(line),
@@ -68,7 +71,8 @@ export const startFaeInDaemon = async ({
   ]);
   let lastSeen = -1n;
   /** The next message fae sends the host after the last one returned. */
-  const nextFromFae = async (timeoutMs = 5000): Promise<MessageRecord> => {
+  // Generous: on a machine shared by many test runs a round trip can take seconds.
+  const nextFromFae = async (timeoutMs = 20_000): Promise<MessageRecord> => {
     const message = await nextMessage(
       host,
       record => record.number > lastSeen && !hostDaemon.isOwnMessage(record),

@@ -34,16 +34,44 @@ export interface ScriptedFailure {
   readonly headers?: Readonly<Record<string, string>>;
 }
 
-/** What a responder returns: a reply, or a failure (it has a status). */
-export type Answer = ScriptedReply | ScriptedFailure;
+/**
+ * A body sent exactly as given, whatever the API's shape: an HTML page, a
+ * JSON body of the wrong shape, nothing at all.
+ */
+export interface ScriptedRaw {
+  readonly raw: string;
+  /** Default text/html. */
+  readonly contentType?: string;
+  /** Default 200. */
+  readonly rawStatus?: number;
+}
+
+/** Headers and the start of a valid reply, then the connection is reset. */
+export interface ScriptedReset {
+  readonly resetMidBody: true;
+  /** Reset before sending anything at all, as a server closing a kept-alive socket does. */
+  readonly beforeAnswer?: boolean;
+}
+
+/** What a responder returns: a reply, a failure (it has a status), a raw body or a reset. */
+export type Answer = ScriptedReply | ScriptedFailure | ScriptedRaw | ScriptedReset;
 
 export const isFailure = (answer: Answer): answer is ScriptedFailure =>
   typeof (answer as ScriptedFailure).status === 'number';
 
+export const isRaw = (answer: Answer): answer is ScriptedRaw =>
+  typeof (answer as ScriptedRaw).raw === 'string';
+
+export const isReset = (answer: Answer): answer is ScriptedReset =>
+  (answer as ScriptedReset).resetMidBody === true;
+
 export interface WireResponse {
   readonly status: number;
+  /** A string is sent as is (text/plain unless headers say otherwise); anything else as JSON. */
   readonly body: unknown;
   readonly headers?: Readonly<Record<string, string>>;
+  /** Send the headers and this much of the body, then reset the connection (-1: reset at once). */
+  readonly resetAfter?: number;
 }
 
 type Json = Record<string, unknown>;

@@ -23,6 +23,10 @@
  *   server.fail(400, { custom: 'raw JSON body' })           // an object is sent as is
  *   server.respond(request => ({ text: `saw ${request.body.messages.length}` }))  // one step, may be async
  *   server.otherwise({ text: 'always this' })               // when the queue is empty (a step or a function)
+ *   server.raw('<html>…</html>')                            // 200 text/html, sent as is
+ *   server.raw('{"oops":1}', 'application/json')           // JSON of the wrong shape
+ *   server.resetMidBody()                                   // headers, half a reply, then a reset
+ *   server.resetBeforeAnswer()                              // a reset before any answer (safe to retry)
  *
  * The calls chain. With an empty queue and no `otherwise`, a chat request is
  * answered 500 with "no scripted reply", which shows up in the test. A chat
@@ -56,6 +60,8 @@ import {
   errorBody,
   failureResponse,
   isFailure,
+  isRaw,
+  isReset,
   replyBody,
   type Answer,
   type LlmKind,
@@ -64,7 +70,7 @@ import {
   type WireResponse,
 } from './llm-server-wire.js';
 
-export type { Answer, LlmKind, ScriptedFailure, ScriptedReply, ScriptedToolCall } from './llm-server-wire.js';
+export type { Answer, LlmKind, ScriptedFailure, ScriptedRaw, ScriptedReply, ScriptedToolCall } from './llm-server-wire.js';
 
 /** The token server.env() hands out. */
 export const TEST_TOKEN = 'sk-loopback-test-token-0123456789';
@@ -98,6 +104,9 @@ export interface LlmServer {
   reply(reply: ScriptedReply): LlmServer;
   fail(status: number, messageOrBody?: string | object, headers?: Readonly<Record<string, string>>): LlmServer;
   respond(responder: Responder): LlmServer;
+  raw(body: string, contentType?: string, status?: number): LlmServer;
+  resetMidBody(): LlmServer;
+  resetBeforeAnswer(): LlmServer;
   otherwise(step: Step | undefined): LlmServer;
   env(extra?: Readonly<Record<string, string>>): Record<string, string>;
   close(): Promise<void>;
@@ -149,11 +158,21 @@ const record = (req: IncomingMessage, text: string, kind: LlmKind): RecordedRequ
 };
 
 const send = (res: ServerResponse, response: WireResponse) => {
+  if (response.resetAfter === -1) {
+    res.socket?.resetAndDestroy();
+    return;
+  }
   const text = typeof response.body === 'string' ? response.body : JSON.stringify(response.body);
   res.writeHead(response.status, {
     'content-type': typeof response.body === 'string' ? 'text/plain' : 'application/json',
+    ...(response.resetAfter === undefined ? {} : { 'content-length': String(Buffer.byteLength(text)) }),
     ...response.headers,
   });
+  if (response.resetAfter !== undefined) {
+    // Half the promised body, then the connection is torn down.
+    res.write(text.slice(0, response.resetAfter), () => res.socket?.resetAndDestroy());
+    return;
+  }
   res.end(text);
 };
 
@@ -198,7 +217,17 @@ export const startLlmServer = async (kind: LlmKind, options: LlmServerOptions = 
     if (isFailure(answer)) {
       return failureResponse(kind, answer);
     }
+    if (isRaw(answer)) {
+      return { status: answer.rawStatus ?? 200, body: answer.raw, headers: { 'content-type': answer.contentType ?? 'text/html' } };
+    }
     const model = typeof request.body?.model === 'string' ? request.body.model : defaultModel;
+    if (isReset(answer) && answer.beforeAnswer === true) {
+      return { status: 0, body: '', resetAfter: -1 };
+    }
+    if (isReset(answer)) {
+      const body = JSON.stringify(replyBody(kind, { text: 'this reply never arrives whole' }, model, counter));
+      return { status: 200, body: JSON.parse(body), resetAfter: Math.floor(body.length / 2) };
+    }
     return { status: 200, body: replyBody(kind, answer, model, counter) };
   };
 
@@ -248,6 +277,18 @@ export const startLlmServer = async (kind: LlmKind, options: LlmServerOptions = 
     },
     respond(responder) {
       queue.push(responder);
+      return self;
+    },
+    raw(body, contentType, status) {
+      queue.push({ raw: body, ...(contentType === undefined ? {} : { contentType }), ...(status === undefined ? {} : { rawStatus: status }) });
+      return self;
+    },
+    resetMidBody() {
+      queue.push({ resetMidBody: true });
+      return self;
+    },
+    resetBeforeAnswer() {
+      queue.push({ resetMidBody: true, beforeAnswer: true });
       return self;
     },
     otherwise(step) {

@@ -1,0 +1,21 @@
+// endo run --UNCONFINED dist/setup-replace.js --powers AGENT -E LAL_HOST=… [-E LAL_MODEL=…] [-E LAL_AUTH_TOKEN=…]
+// Replaces the running fae with one that has the settings given: the old
+// controller is unpinned, cancelled and removed, a new one is started for
+// the same guest (its directory, tools/ and unanswered mail stay) and
+// pinned. Only the settings given count: those not given fall back to
+// their defaults, as for setup.
+import process from 'node:process';
+import { type Env, type HostRef, formatReport, readFaeSetupConfig } from './src/provisioning/provisioning.js';
+import { inspectHost } from './src/provisioning/host-state.js';
+import { replaceFae } from './src/provisioning/fae-caplet.js';
+
+export const setupReplace = async (host: HostRef, env: Env = process.env) => {
+  const config = readFaeSetupConfig(env);
+  const state = await inspectHost(host);
+  return formatReport('setup-replace:', await replaceFae(host, config, state));
+};
+harden(setupReplace);
+
+/** Called by `endo run` with the host (--powers AGENT). */
+export const main = (agent: HostRef) => setupReplace(agent);
+harden(main);

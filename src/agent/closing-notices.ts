@@ -1,0 +1,7 @@
+// What fae says when a turn ends without the model having said anything
+// to the sender, so that the sender always learns fae is done.
+
+/** The model's final answer was empty and it had not replied by a tool. */
+export const emptyAnswerNotice = (number: bigint): string =>
+  `I finished working on message #${number} but have no answer to give (the model's reply was empty). Please ask again, perhaps more specifically.`;
+harden(emptyAnswerNotice);
