@@ -258,6 +258,9 @@ export const startFae = (
       bestEffort(logger, 'conversations', () => conversations.start(), undefined),
     ]);
     ownId = daemon.selfId;
+    if (ownId === undefined) {
+      logger.warn('identify-self-failed', { error: 'the daemon gave no id for fae itself; its own copies cannot be told apart' });
+    }
     await bestEffort(
       logger,
       'introduced-tools',

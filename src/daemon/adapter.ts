@@ -29,8 +29,11 @@ export interface DaemonAdapter {
   readonly dialect: Dialect;
   /** The special names (host, self, mail, …) as this daemon spells them. */
   readonly names: SpecialNames;
-  /** fae's own handle as a raw formula id. */
-  readonly selfId: string;
+  /**
+   * fae's own handle as a raw formula id; undefined when the daemon would
+   * not say (then no message counts as fae's own: the caller should warn).
+   */
+  readonly selfId: string | undefined;
   /** Whether a message is fae's own sent copy. */
   isOwnMessage(message: Pick<MessageRecord, 'from'>): boolean;
   /** The raw id of a message's sender: one stable string per correspondent. */
@@ -93,11 +96,11 @@ export const makeDaemonAdapter = async (powers: Ref<GuestPowers>): Promise<Daemo
   const dialect = await detectDialect(powers);
   const names = specialNames(dialect);
   const febDialect = dialect === 'feb';
-  const selfId = (await E(powers).identify(names.self)) ?? '';
-  if (selfId === '') {
-    // Without it fae would answer its own messages for ever.
-    throw Error(`The daemon gave no id for ${JSON.stringify(names.self)}, fae's own handle`);
-  }
+  // Serving mail matters more than this answer; the caller reports its lack.
+  const selfId: string | undefined = await Promise.resolve(E(powers).identify(names.self)).then(
+    id => (typeof id === 'string' && id !== '' ? id : undefined),
+    () => undefined,
+  );
 
   const translated = new Map<string, string>();
   for (const [role, old, current] of SPELLINGS) {
@@ -118,7 +121,8 @@ export const makeDaemonAdapter = async (powers: Ref<GuestPowers>): Promise<Daemo
     dialect,
     names,
     selfId,
-    isOwnMessage: (message: Pick<MessageRecord, 'from'>) => senderIdOf(message) === selfId,
+    isOwnMessage: (message: Pick<MessageRecord, 'from'>) =>
+      selfId !== undefined && senderIdOf(message) === selfId,
     senderIdOf,
     senderNames: async (from: string) =>
       febDialect ? E(powers).reverseIdentify(from) : E(powers).reverseLocate(from),
