@@ -107,8 +107,10 @@ test('after cancellation no new model request is made and the inbox is let go', 
   await delay(200);
   t.is(llm.requests.length, 1);
   // Every reader was let go (return() on a far iterator, a close syn on a
-  // stream reader): the daemon ends each once the next message arrives,
-  // which a few more round trips let it reach under load.
+  // stream reader): the daemon ends each once its next item arrives (mail
+  // for the inbox, a name under tools/ for the tool registry), which a few
+  // more round trips let it reach under load.
+  await E(host).storeValue('wake', ['profile-for-fae', 'tools', 'wake']);
   for (let trip = 0; trip < 50 && daemon.openFollowers() > 0; trip += 1) {
     await E(host).list();
   }
