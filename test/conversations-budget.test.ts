@@ -4,7 +4,7 @@ import test from 'ava';
 import { E } from '@endo/far';
 import { startFaeInDaemon } from './support/fae-harness.js';
 import { makeScriptedProvider, type RecordedRequest } from './support/scripted-provider.js';
-import { messageText } from './support/daemon.js';
+import { messageText, specialNames } from './support/daemon.js';
 import { estimateRequest } from '../src/conversations/tokens.js';
 
 /** Generous: the machine running the tests may be busy (no timing is asserted). */
@@ -45,7 +45,7 @@ test('500 messages with a small FAE_CONTEXT_TOKENS: no request passes it, old tu
     m.strings?.[0]?.startsWith('Answer to'),
   );
   t.is(answers.length, count);
-  t.regex(messageText(answers.at(-1)), /^Answer to Message #\d+ from HOST: question 500/);
+  t.regex(messageText(answers.at(-1)), new RegExp(`^Answer to Message #\\d+ from ${specialNames.host}: question 500`));
   const turnRequests = llm.requests.filter(r => !isSummaryRequest(r));
   const summaryRequests = llm.requests.filter(isSummaryRequest);
   t.is(turnRequests.length, count);
@@ -98,7 +98,7 @@ test('LAL_MAX_MESSAGES=4 is an exact ceiling, also inside a turn of four tool ca
   // The third request of a long turn keeps the task and the latest pair.
   const third = llm.requests[2].messages.filter(m => m.role !== 'system');
   t.deepEqual(third.map(m => m.role), ['user', 'assistant', 'tool']);
-  t.is(third[0].content, 'Message #1 from HOST: four calls');
+  t.is(third[0].content, `Message #1 from ${specialNames.host}: four calls`);
   // A short turn after long ones still opens at its own user message.
   t.is(llm.requests[11].messages.filter(m => m.role !== 'system')[0].role, 'user');
 });
@@ -124,7 +124,7 @@ test('a turn that alone outgrows FAE_CONTEXT_TOKENS keeps its user message and i
   for (const request of llm.requests) {
     t.true(estimateRequest(request.messages, request.tools) <= budget);
     const rest = request.messages.filter(m => m.role !== 'system');
-    t.is(rest[0].content, 'Message #1 from HOST: read big four times');
+    t.is(rest[0].content, `Message #1 from ${specialNames.host}: read big four times`);
   }
   const last = llm.requests[4].messages.filter(m => m.role !== 'system');
   t.true(last.length < 9, 'older pairs of the turn were left out');

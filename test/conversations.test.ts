@@ -7,7 +7,7 @@ import { createProvider } from '../providers/index.js';
 import { startFaeInDaemon } from './support/fae-harness.js';
 import type { Far } from './support/fae-harness.js';
 import { makeScriptedProvider } from './support/scripted-provider.js';
-import { messageText, nextMessage, fromSelf } from './support/daemon.js';
+import { messageText, nextMessage, fromSelf, specialNames } from './support/daemon.js';
 import type { MessageRecord } from './support/daemon.js';
 import { startLlmServer, type RecordedRequest } from './support/llm-server.js';
 
@@ -73,9 +73,12 @@ test('privacy: no request made for one correspondent carries what another said, 
   }
   const requests = server.chatRequests;
   t.is(requests.length, 6);
+  // fae names the host by the daemon's special name: HOST, or @host since May.
+  const forHost = (request: RecordedRequest) => lastUser(request).includes(`from ${specialNames.host}:`);
+  t.is(requests.filter(forHost).length, 3, 'three requests answer the host, three alice');
   for (const request of requests) {
     const text = chatText(request);
-    if (lastUser(request).includes('from HOST')) {
+    if (forHost(request)) {
       t.false(text.includes('alice-private'), 'a request for HOST carried alice’s text');
     } else {
       t.false(text.includes('host-secret'), 'a request for alice carried HOST’s text');
@@ -108,9 +111,9 @@ test('restart: the follow-up reaches the model with the earlier exchange, and no
   t.deepEqual(
     requests[1].body.messages.slice(1).map((m: { role: string; content: string }) => [m.role, m.content]),
     [
-      ['user', 'Message #1 from HOST: What is the capital of France?'],
+      ['user', `Message #1 from ${specialNames.host}: What is the capital of France?`],
       ['assistant', 'answer to What is the capital of France?'],
-      ['user', 'Message #3 from HOST: And of Spain?'],
+      ['user', `Message #3 from ${specialNames.host}: And of Spain?`],
     ],
   );
   t.true(logs.some(line => line.includes('conversation-restored')));
@@ -380,8 +383,8 @@ test('a summary is stored as the start of a new generation and comes back after 
   await nextFromFae(WAIT_MS);
   t.deepEqual(llm.requests[4].messages.slice(1).map(m => m.content), [
     'Summary of your earlier conversation with this correspondent:\nHOST counted to two.',
-    'Message #5 from HOST: three',
+    `Message #5 from ${specialNames.host}: three`,
     'seen 3',
-    'Message #7 from HOST: four',
+    `Message #7 from ${specialNames.host}: four`,
   ]);
 });
