@@ -6,10 +6,11 @@ import type { Dialect } from '../daemon/dialect.js';
 
 /**
  * The generation of daemon the chat's local host speaks unless --dialect
- * says otherwise: February's, which is also endojs/endo's master, so the
- * daemon a user who builds Endo today most likely runs.
+ * says otherwise: August's, the newest, where upstream fae and genie live
+ * and the one with the most to get right (stream readers, locators with
+ * path syntax, edited messages). --dialect feb gives endojs/endo master's.
  */
-export const DEFAULT_CHAT_DIALECT: Dialect = 'feb';
+export const DEFAULT_CHAT_DIALECT: Dialect = 'aug';
 
 const DIALECTS: readonly Dialect[] = harden(['feb', 'may', 'aug']);
 

@@ -9,7 +9,7 @@
 // from fae to the screen.
 import { E } from '@endo/far';
 import { makeLocalDaemon } from '../local-daemon/index.js';
-import { makeRefIterator } from '../daemon/ref-iterator.js';
+import { makeDaemonAdapter } from '../daemon/adapter.js';
 import { type Dialect, formulaIdOf } from '../daemon/dialect.js';
 import { messageText } from '../daemon/message-format.js';
 import type { MessageRecord } from '../daemon/endo-types.js';
@@ -90,20 +90,19 @@ export const startChatSession = async ({
   // would make it anew.
   let controller: Far | undefined = await E(host).lookup(FAE_CONTROLLER_NAME);
 
-  const [selfId, faeId] = (await Promise.all([
-    E(host).identify(names.self),
+  // The host's own adapter: the daemon's generation stays behind it.
+  const [hostDaemon, faeId] = (await Promise.all([
+    makeDaemonAdapter(host),
     E(host).identify(FAE_GUEST_NAME),
-  ])) as [string, string];
+  ])) as [Awaited<ReturnType<typeof makeDaemonAdapter>>, string];
+  const { selfId } = hostDaemon;
 
-  // Messages name their parties by raw id (feb) or by locator (may, aug);
-  // identify and reverseIdentify deal in raw ids on every generation.
-  const rawId = (idOrLocator: string) => formulaIdOf(idOrLocator) ?? idOrLocator;
-
+  /** A name for the party a message's from or to names (raw id or locator). */
   const nameOf = async (idOrLocator: string): Promise<string> => {
-    const id = rawId(idOrLocator);
+    const id = formulaIdOf(idOrLocator) ?? idOrLocator;
     if (id === selfId) return 'you';
     if (id === faeId) return FAE_GUEST_NAME;
-    const petNames = (await E(host).reverseIdentify(id).catch(() => [])) as string[];
+    const petNames = await hostDaemon.senderNames(idOrLocator).catch(() => []);
     return petNames[0] ?? 'someone';
   };
 
@@ -115,13 +114,13 @@ export const startChatSession = async ({
   const follow = async () => {
     // The replay and the live feed may both deliver a message.
     const seen = new Set<bigint>();
-    const inbox = makeRefIterator<MessageRecord>(E(host).followMessages());
+    const inbox = hostDaemon.followMessages();
     // One at a time: messages are printed in the order they arrived.
     for await (const record of inbox) {
       if (seen.has(record.number)) continue;
       seen.add(record.number);
-      if (rawId(record.from) === selfId) {
-        if (rawId(record.to) === faeId && record.messageId !== undefined) pending.ownCopy(record.messageId);
+      if (hostDaemon.isOwnMessage(record)) {
+        if (formulaIdOf(record.to) === faeId && record.messageId !== undefined) pending.ownCopy(record.messageId);
         continue;
       }
       const answersUser = pending.incoming(record.replyTo);

@@ -20,6 +20,23 @@ export interface BuiltInSpec {
   readonly execute: (args: Args) => Promise<unknown>;
 }
 
+/** The schema the model is shown for a built-in: an object of named parameters. */
+export const builtInSchema = (
+  name: string,
+  description: string,
+  parameters: Readonly<Record<string, JsonSchema>>,
+  required: readonly string[],
+): ToolSchema =>
+  harden({
+    type: 'function',
+    function: {
+      name,
+      description,
+      parameters: { type: 'object', properties: parameters, required },
+    },
+  });
+harden(builtInSchema);
+
 /** A built-in tool as [name, tool], ready for the map of built-ins. */
 export const defineBuiltIn = ({
   name,
@@ -28,14 +45,7 @@ export const defineBuiltIn = ({
   required,
   execute,
 }: BuiltInSpec): readonly [string, FaeTool] => {
-  const schema: ToolSchema = harden({
-    type: 'function',
-    function: {
-      name,
-      description,
-      parameters: { type: 'object', properties: parameters, required },
-    },
-  });
+  const schema = builtInSchema(name, description, parameters, required);
   const accepted = Object.keys(parameters);
   const tool = makeExo(`${name}BuiltIn`, FaeToolInterface, {
     schema: () => schema,

@@ -12,7 +12,7 @@ import { FaeToolInterface } from '../tool-kit/fae-tool-interface.js';
 import type { FaeToolMethods, GuestPowers, MessageRecord, Ref } from '../daemon/endo-types.js';
 import type { FaeTool } from './tools.js';
 import { TOOLS_DIRECTORY } from './tools.js';
-import type { JsonSchema, ToolSchema } from '../../providers/types.js';
+import type { JsonSchema } from '../../providers/types.js';
 import { toMessageNumber } from './tool-arguments.js';
 import { readNamePath, readString, readStringArray } from './built-in-arguments.js';
 import { messageText } from '../daemon/message-format.js';
@@ -21,6 +21,7 @@ import { makeDaemonAdapter } from '../daemon/adapter.js';
 import { assertSaysSomething } from './message-content.js';
 import type { Logger } from '../logging/log.js';
 import { makeDirectoryTools } from './built-in-directory-tools.js';
+import { builtInSchema } from './built-in-tool.js';
 import { withNameChangeNotice } from './name-change-notice.js';
 import { makeMailTools } from './built-in-mail-tools.js';
 import { makeInspectionTools } from './built-in-inspection-tools.js';
@@ -82,14 +83,7 @@ const makeBuiltInTool = (
   required: readonly string[],
   execute: (args: Args) => Promise<unknown>,
 ): FaeTool => {
-  const schema: ToolSchema = harden({
-    type: 'function',
-    function: {
-      name,
-      description,
-      parameters: { type: 'object', properties: parameters, required },
-    },
-  });
+  const schema = builtInSchema(name, description, parameters, required);
   return makeExo(`${name}BuiltIn`, FaeToolInterface, {
     schema: () => schema,
     execute: async (args: Args) => harden(await execute(args)),
