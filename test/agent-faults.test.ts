@@ -8,7 +8,7 @@ import { makeExo } from '@endo/exo';
 import { FaeToolInterface } from '../src/tool-kit/fae-tool-interface.js';
 import { startFaeInDaemon } from './support/fae-harness.js';
 import { makeScriptedProvider, type RecordedRequest } from './support/scripted-provider.js';
-import { messageText } from './support/daemon.js';
+import { messageText, specialNames } from './support/daemon.js';
 import type { LocalDaemon } from './support/daemon.js';
 import { makeToolCaplet } from './support/tool-caplets.js';
 import { faultyPowers, makeFaults } from './support/faulty-powers.js';
@@ -78,7 +78,7 @@ test('a tool rejecting with a record, a string, a number, undefined or an Error 
 
 test('fae serves its mail when the "Fae agent ready." announcement is refused', async t => {
   const faults = makeFaults();
-  faults.refuse('send', ([recipient]) => recipient === 'HOST');
+  faults.refuse('send', ([recipient]) => recipient === specialNames.host);
   const llm = makeScriptedProvider([{ text: 'still here' }]);
   const { host, controller, nextFromFae, logs } = await start(t, {
     provider: llm.provider,

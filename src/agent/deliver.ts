@@ -4,8 +4,10 @@
 // message was dismissed, or its number is unknown), they go by send to the
 // sender's pet name, if fae has one. A notice that cannot be delivered
 // either way is logged, never thrown: the next message still gets served.
-import { E } from '@endo/far';
-import type { GuestPowers, MessageRecord, Ref } from '../daemon/endo-types.js';
+// The sender's names come through the daemon adapter: `from` is a raw id on
+// February but a locator later, which reverseIdentify does not know.
+import type { DaemonAdapter } from '../daemon/adapter.js';
+import type { MessageRecord } from '../daemon/endo-types.js';
 import type { Logger } from '../logging/log.js';
 import type { Redact } from '../logging/redact.js';
 
@@ -24,15 +26,20 @@ const asStrings = (text: string): string[] => {
 
 export type Deliver = (message: MessageRecord, text: string) => Promise<boolean>;
 
-export const makeDeliver = (powers: Ref<GuestPowers>, logger: Logger, redact: Redact): Deliver => {
+export const makeDeliver = (
+  daemonAdapter: DaemonAdapter | Promise<DaemonAdapter>,
+  logger: Logger,
+  redact: Redact,
+): Deliver => {
   const byName = async (message: MessageRecord, text: string) => {
-    const names = await E(powers)
-      .reverseIdentify(message.from)
-      .catch(() => harden([] as string[]));
+    // No adapter means no daemon to send through: the notice is lost, not thrown.
+    const daemon = await Promise.resolve(daemonAdapter).catch(() => undefined);
+    if (daemon === undefined) return false;
+    const names = await daemon.senderNames(message.from).catch(() => harden([] as string[]));
     const name = names[0];
     if (name === undefined) return false;
     try {
-      await E(powers).send(name, harden(asStrings(text)), [], []);
+      await daemon.send(name, asStrings(text));
       logger.event('reply-sent', { message: message.number, by: 'send' });
       return true;
     } catch (error) {
@@ -44,7 +51,7 @@ export const makeDeliver = (powers: Ref<GuestPowers>, logger: Logger, redact: Re
     // The model may repeat a secret it saw in a tool result; mail never carries one.
     const text = redact(said);
     try {
-      await E(powers).reply(message.number, harden(asStrings(text)), [], []);
+      await (await daemonAdapter).reply(message.number, asStrings(text));
       logger.event('reply-sent', { message: message.number });
       return true;
     } catch (error) {

@@ -161,7 +161,7 @@ export const startFae = (
     }
   };
 
-  const deliver = makeDeliver(powers, logger, redact);
+  const deliver = makeDeliver(daemonAdapter, logger, redact);
 
   const handleMessage = async (message: InboxMessage, signals: TurnSignals) => {
     const { number } = message;

@@ -6,7 +6,8 @@
 import { E } from '@endo/far';
 import type { ExecutionContext } from 'ava';
 import { startFaeInDaemon, type FaeHarnessOptions, type Far } from './fae-harness.js';
-import { messageText, nextMessage, type MessageRecord } from './daemon.js';
+import { formulaIdOf } from '../../src/daemon/dialect.js';
+import { messageText, nextMessage, specialNames, type MessageRecord } from './daemon.js';
 
 const READY = 'Fae agent ready.';
 
@@ -32,11 +33,13 @@ export const startWorld = async (t: ExecutionContext, options: FaeHarnessOptions
   t.teardown(() => daemon.stop());
   await E(controller).whenStarted();
   const faeId: string = await E(host).identify('fae');
+  // identify gives raw ids; `from` is a raw id on February and a locator later.
+  const fromFae = (m: MessageRecord) => formulaIdOf(m.from) === faeId;
   let lastSeen = -1n;
   const nextAnswer = async (timeoutMs = 30_000): Promise<string> => {
     const record: MessageRecord = await nextMessage(
       host,
-      r => r.number > lastSeen && r.from === faeId && messageText(r) !== READY,
+      r => r.number > lastSeen && fromFae(r) && messageText(r) !== READY,
       timeoutMs,
     );
     lastSeen = record.number;
@@ -66,7 +69,7 @@ export const startWorld = async (t: ExecutionContext, options: FaeHarnessOptions
       for (;;) {
         // Polling the inbox: one listMessages per look, not a replay per answer.
         const mail: MessageRecord[] = await E(host).listMessages();
-        const answers = mail.filter(m => m.from === faeId && messageText(m) !== READY);
+        const answers = mail.filter(m => fromFae(m) && messageText(m) !== READY);
         if (answers.length >= count || Date.now() > deadline) {
           for (const m of answers) if (m.number > lastSeen) lastSeen = m.number;
           return answers.map(messageText);
@@ -91,10 +94,14 @@ export const checkInvariants = async (t: ExecutionContext, world: World, { probe
   if (probe !== undefined) {
     t.regex(await world.ask(probe.text), probe.answer, 'fae keeps serving');
   }
-  const [faeId, hostId] = await Promise.all([E(world.host).identify('fae'), E(world.host).identify('SELF')]);
+  const [faeId, hostId] = await Promise.all([
+    E(world.host).identify('fae'),
+    E(world.host).identify(specialNames.self),
+  ]);
   const mail: MessageRecord[] = await E(world.host).listMessages();
-  const asked = mail.filter(m => m.from === hostId && m.to === faeId);
-  const answers = mail.filter(m => m.from === faeId && messageText(m) !== READY);
+  // Raw ids on February, locators later: compare the ids they name.
+  const asked = mail.filter(m => formulaIdOf(m.from) === hostId && formulaIdOf(m.to) === faeId);
+  const answers = mail.filter(m => formulaIdOf(m.from) === faeId && messageText(m) !== READY);
   t.is(answers.length, asked.length, 'every message answered once: none twice, none lost');
   const replyTos = answers.flatMap(m => (m.replyTo === undefined ? [] : [m.replyTo]));
   t.is(new Set(replyTos).size, replyTos.length, 'no message answered twice');

@@ -4,7 +4,7 @@
 // untouched; only what fae sees of it fails.
 //
 //   const faults = makeFaults();
-//   faults.refuse('send', ([recipient]) => recipient === 'HOST');   // until faults.allow('send')
+//   faults.refuse('send', ([recipient]) => recipient === specialNames.host);   // until faults.allow('send')
 //   startFaeInDaemon({ provider, wrapPowers: powers => faultyPowers(powers, faults) });
 import { E, Far } from '@endo/far';
 
