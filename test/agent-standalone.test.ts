@@ -14,8 +14,11 @@ test('the built caplet starts and answers in a plain locked-down Node process', 
   });
   const lastLine = stdout.trim().split('\n').at(-1) ?? '';
   const calls = JSON.parse(lastLine) as unknown[][];
+  // Startup makes its directories one after the other, then announces itself.
+  const ready = calls.findIndex(call => call[0] === 'send');
+  t.deepEqual(calls[ready], ['send', 'HOST', ['Fae agent ready.']]);
   t.deepEqual(calls[0], ['makeDirectory', 'tools']);
-  t.deepEqual(calls[1], ['send', 'HOST', ['Fae agent ready.']]);
+  t.true(calls.slice(0, ready).every(call => call[0] !== 'reply'));
   const reply = calls.find(call => call[0] === 'reply');
   t.is(reply?.[1], '0n');
   t.regex(String((reply?.[2] as string[])[0]), /^Sorry, I could not answer message #0: .*cannot reach the LLM at http:\/\/127\.0\.0\.1:9\/v1/);

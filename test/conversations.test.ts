@@ -10,6 +10,7 @@ import { makeScriptedProvider } from './support/scripted-provider.js';
 import { messageText, nextMessage, fromSelf, specialNames } from './support/daemon.js';
 import type { MessageRecord } from './support/daemon.js';
 import { startLlmServer, type RecordedRequest } from './support/llm-server.js';
+import { faultyPowers, makeFaults } from './support/faulty-powers.js';
 
 /** Generous: the machine running the tests may be busy (no timing is asserted). */
 const WAIT_MS = 30_000;
@@ -387,4 +388,31 @@ test('a summary is stored as the start of a new generation and comes back after 
     'seen 3',
     `Message #7 from ${specialNames.host}: four`,
   ]);
+});
+
+test('a conversation directory the daemon collected before its first store is made anew, and the turn is kept', async t => {
+  t.timeout(BUSY_TIMEOUT_MS);
+  // The February daemon can collect a directory between its making and the
+  // naming (seen on the real daemon): the first store into it then fails.
+  const faults = makeFaults();
+  let refusals = 0;
+  faults.refuse('storeValue', () => {
+    refusals += 1;
+    return refusals === 1;
+  });
+  const llm = makeScriptedProvider([{ text: 'noted' }]);
+  const { host, fae, nextFromFae, daemon, logs } = await startFaeInDaemon({
+    provider: llm.provider,
+    wrapPowers: powers => faultyPowers(powers, faults),
+  });
+  t.teardown(() => daemon.stop());
+  await nextFromFae(WAIT_MS);
+  await E(host).send('fae', ['remember the number 42'], [], []);
+  t.is(messageText(await nextFromFae(WAIT_MS)), 'noted');
+  t.deepEqual(faults.refused, ['storeValue']);
+  t.true(logs.some(line => line.includes('directory-retried')));
+  const nodes = await storedNodes(fae);
+  t.is(nodes.length, 1);
+  t.true(JSON.stringify(nodes[0].value).includes('remember the number 42'));
+  t.false(logs.some(line => line.includes('conversation-not-stored')));
 });

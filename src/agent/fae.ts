@@ -252,11 +252,12 @@ export const startFae = (
     // Each step but following the mail is best effort: a refusal is
     // logged, and fae goes on to serve its mail. The daemon adapter is
     // what follows the mail, so it is not.
-    const [daemon, firstStart] = await Promise.all([
-      daemonAdapter,
-      bestEffort(logger, 'tools-directory', () => provideToolsDirectory(powers, logger), false),
-      bestEffort(logger, 'conversations', () => conversations.start(), undefined),
-    ]);
+    // One after the other: on the February daemon any guest call that
+    // ends runs a collection pass, which takes a directory another call
+    // has formulated but not yet named.
+    const daemon = await daemonAdapter;
+    const firstStart = await bestEffort(logger, 'tools-directory', () => provideToolsDirectory(powers, logger), false);
+    await bestEffort(logger, 'conversations', () => conversations.start(), undefined);
     ownId = daemon.selfId;
     if (ownId === undefined) {
       logger.warn('identify-self-failed', { error: 'the daemon gave no id for fae itself; its own copies cannot be told apart' });

@@ -60,16 +60,38 @@ export const makeConversationStore = (
     ...rest,
   ];
 
+  // The February daemon does not protect a new directory between its
+  // formulation and the binding of its name: a collection pass, which any
+  // concurrent guest call ends with, can take it and leave a name that
+  // points at nothing (seen on the real daemon). So the directory is made
+  // anew when its first use fails, at most three times; the common case
+  // costs no extra call.
+  const withNewDirectory = async (dirPath: string[], use: () => Promise<unknown>) => {
+    for (let attempt = 1; ; attempt += 1) {
+      // Sequential on purpose: each attempt follows the failure of the last.
+      // eslint-disable-next-line no-await-in-loop
+      const failure = await E(powers)
+        .makeDirectory(dirPath)
+        .then(use)
+        .then(
+          () => undefined,
+          (error: unknown) => ({ error }),
+        );
+      if (failure === undefined) return;
+      logger.warn('directory-retried', { name: dirPath.join('/'), attempt, error: failure.error });
+      if (attempt >= 3) throw failure.error;
+    }
+  };
+
   const open = async () => {
-    let names: readonly string[];
-    try {
-      names = await E(powers).list(CONVERSATIONS_DIRECTORY);
-    } catch {
-      // Missing, or a name that is no directory: (re)create it. has()
-      // tells the two apart only for the warning.
-      const there = await E(powers).has(CONVERSATIONS_DIRECTORY).catch(() => false);
-      if (there) logger.warn('conversations-directory-replaced', { name: CONVERSATIONS_DIRECTORY });
-      await E(powers).makeDirectory(CONVERSATIONS_DIRECTORY);
+    let names: readonly string[] | undefined;
+    const there = await E(powers).has(CONVERSATIONS_DIRECTORY).catch(() => false);
+    if (there) {
+      names = await E(powers).list(CONVERSATIONS_DIRECTORY).catch(() => undefined);
+      if (names === undefined) logger.warn('conversations-directory-replaced', { name: CONVERSATIONS_DIRECTORY });
+    }
+    if (names === undefined) {
+      await withNewDirectory([CONVERSATIONS_DIRECTORY], () => E(powers).list(CONVERSATIONS_DIRECTORY));
       names = [];
     }
     for (const name of names) {
@@ -133,8 +155,9 @@ export const makeConversationStore = (
   const startGeneration = async (key: string, record: ConversationRecord) => {
     const older = generations.get(key) ?? [];
     const generation = (older[0] ?? 0) + 1;
-    await E(powers).makeDirectory(path(key, generation));
-    await E(powers).storeValue(harden(record), path(key, generation, nodeName(record.seq)));
+    await withNewDirectory(path(key, generation), () =>
+      E(powers).storeValue(harden(record), path(key, generation, nodeName(record.seq))),
+    );
     generations.set(key, [generation]);
     live.set(key, generation);
     await Promise.all(older.map(g => E(powers).remove(...path(key, g)).catch(() => {})));
