@@ -13,6 +13,7 @@ import { makeLocalDaemon } from './support/daemon.js';
 import { toolUrl } from './support/tool-caplets.js';
 import { detectDialect, specialNames } from '../src/daemon/dialect.js';
 import { replaceFileAtomically } from '../src/tool-kit/atomic-write.js';
+import { rootEscapes } from './support/root-escapes.js';
 
 /**
  * tmp/app          the root (FAE_CWD), with the given files
@@ -170,15 +171,7 @@ test('malformed calls, directories, missing and binary files are refused before 
 
 test('edit refuses every way out of the root that the other filesystem tools refuse', async t => {
   const { tmp, edit } = await setup(t);
-  const escapes = [
-    '../app-secrets/secret.txt',
-    'sub/../../app-secrets/secret.txt',
-    path.join(tmp, 'app-secrets', 'secret.txt'),
-    path.join(tmp, 'outside', 'x.txt'),
-    '/etc/passwd',
-    'link-secret',
-    'link-out/x.txt',
-  ];
+  const escapes = rootEscapes(tmp);
   for (const filePath of escapes) {
     await t.throwsAsync(
       edit({ path: filePath, oldText: 'SECRET', newText: 'PWNED' }),
