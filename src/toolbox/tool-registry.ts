@@ -22,6 +22,8 @@ import type { ToolEntry } from './tool-entries.js';
 import { followToolsDirectory } from './tools-follower.js';
 import { watchToolsBinding } from './tools-binding.js';
 import type { NameChange, OpenFollower } from './tools-follower.js';
+import { watchOwnNames } from '../daemon/own-names.js';
+import type { OwnNamesWatch } from '../daemon/own-names.js';
 
 export type ToolDiscovery = 'follow' | 'list';
 
@@ -40,6 +42,11 @@ export interface ToolRegistryOptions {
   readonly openFollower?: OpenFollower;
   /** Waits before re-subscribing: first, then doubling up to max, in ms. */
   readonly retryMs?: { readonly first: number; readonly max: number };
+  /**
+   * The watch of fae's top-level names, shared with others who need it;
+   * by default the registry makes its own (and stops it with itself).
+   */
+  readonly ownNames?: OwnNamesWatch;
 }
 
 export interface ToolRegistry {
@@ -75,6 +82,7 @@ export const makeToolRegistry = (
     discovery = 'follow',
     openFollower = ref => makeFollowReader<NameChange>(ref as object),
     retryMs = { first: 100, max: 30_000 },
+    ownNames,
   }: ToolRegistryOptions = {},
 ): ToolRegistry => {
   const reportOnce = (key: string, fields: Record<string, unknown>) => {
@@ -158,12 +166,8 @@ export const makeToolRegistry = (
     isStopped: () => stopped,
   });
 
-  const binding = watchToolsBinding(powers, {
-    openFollower,
-    retryMs,
-    logger,
-    onRebound: () => follower.resubscribe(),
-  });
+  const names = ownNames ?? watchOwnNames(powers, { logger, openFollower, retryMs });
+  const binding = watchToolsBinding(names, () => follower.resubscribe());
 
   const current = async (): Promise<DiscoveredTools> => {
     if (!following) {
@@ -217,6 +221,7 @@ export const makeToolRegistry = (
       listingReason = undefined;
       follower.stop();
       binding.stop();
+      if (ownNames === undefined) names.stop();
     },
   });
 };
