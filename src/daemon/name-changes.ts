@@ -18,14 +18,19 @@ export type PetNameChange = { readonly add: string; readonly id: string } | { re
 /** Reads the far reference followNameChanges() resolves to. */
 export type OpenFollower = (ref: Promise<unknown>) => AsyncIterator<NameChange>;
 
-/** Reads one item; undefined for one that is not about a pet name (an `@` special). */
-export const readNameChange = (item: unknown): PetNameChange | undefined => {
+/**
+ * Reads one item; undefined for a malformed one, and for an `@` special
+ * name unless `withSpecials` (a directory of tools has none that matter;
+ * fae's own names do).
+ */
+export const readNameChange = (item: unknown, withSpecials = false): PetNameChange | undefined => {
   if (typeof item !== 'object' || item === null) return undefined;
   const record = item as Record<string, unknown>;
+  const skipped = (name: string) => !withSpecials && name.startsWith('@');
   if (typeof record.remove === 'string') {
-    return record.remove.startsWith('@') ? undefined : harden({ remove: record.remove });
+    return skipped(record.remove) ? undefined : harden({ remove: record.remove });
   }
-  if (typeof record.add !== 'string' || record.add.startsWith('@')) return undefined;
+  if (typeof record.add !== 'string' || skipped(record.add)) return undefined;
   const value = (record.value ?? {}) as Record<string, unknown>;
   // Feb items carry number and node only; the id is `<number>:<node>`.
   const raw =

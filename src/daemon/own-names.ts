@@ -14,9 +14,9 @@ import type { NameChange, OpenFollower, PetNameChange } from './name-changes.js'
 
 export interface OwnNamesListener {
   /**
-   * A top-level name changed (undefined: a change that is not about a pet
-   * name, such as a special name). The replay of every name on each new
-   * subscription comes through here too.
+   * A top-level name changed, special names included (undefined: an item
+   * fae cannot read). The replay of every name on each new subscription
+   * comes through here too.
    */
   readonly onChange?: (change: PetNameChange | undefined) => void;
   /** The subscription was lost: changes may go unseen until it is back. */
@@ -83,7 +83,7 @@ export const watchOwnNames = (
       // The replay opens with the special names, so the first item shows
       // the subscription stands.
       following = true;
-      const change = readNameChange(step.value);
+      const change = readNameChange(step.value, true);
       for (const listener of [...listeners]) listener.onChange?.(change);
     }
   };
