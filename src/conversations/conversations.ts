@@ -68,6 +68,20 @@ interface Conversation {
   summary: string | undefined;
   turns: Turn[];
   nextSeq: number;
+  /**
+   * What every request of the next turn opens with (system prompt,
+   * summary, the turns so far) and its measure, made once per change of
+   * the conversation rather than once per request; undefined after one.
+   */
+  opening: Opening | undefined;
+}
+
+interface Opening {
+  readonly messages: readonly ChatMessage[];
+  /** The plain token estimate of `messages`. */
+  readonly tokens: number;
+  /** How many of `messages` are not system messages. */
+  readonly count: number;
 }
 
 /** One message being handled: the turn's messages and its requests. */
@@ -129,6 +143,7 @@ export const makeConversations = (
     summary: undefined,
     turns: [],
     nextSeq: 1,
+    opening: undefined,
   });
 
   const adopt = (conversation: Conversation) => {
@@ -281,6 +296,7 @@ export const makeConversations = (
       });
       conversation.summary = redact(summary.text);
       conversation.turns = conversation.turns.slice(batch);
+      conversation.opening = undefined;
       const seq = conversation.nextSeq;
       conversation.nextSeq += 1;
       count -= batch;
@@ -302,21 +318,46 @@ export const makeConversations = (
     }
   };
 
+  const openingOf = (conversation: Conversation): Opening => {
+    if (conversation.opening === undefined) {
+      const turnMessages = conversation.turns.flatMap(t => t.messages);
+      const messages = harden([...headOf(conversation), ...turnMessages]);
+      conversation.opening = harden({ messages, tokens: estimateMessages(messages), count: turnMessages.length });
+    }
+    return conversation.opening;
+  };
+
   const requestFor = async (
     conversation: Conversation,
     current: readonly ChatMessage[],
     schemas: readonly ToolSchema[],
   ) => {
-    const all = () => [...headOf(conversation), ...conversation.turns.flatMap(t => t.messages), ...current];
-    const messageCount = conversation.turns.reduce((n, t) => n + t.messages.length, current.length);
+    const measure = () => {
+      const opening = openingOf(conversation);
+      return {
+        opening,
+        tokens: opening.tokens + estimateMessages(current) + estimateSchemas(schemas),
+        count: opening.count + current.length,
+      };
+    };
+    let whole = measure();
     if (
       conversation.turns.length > 0 &&
-      (meter.scale(estimateRequest(all(), schemas)) > limits.contextTokens ||
-        messageCount > limits.maxTranscript)
+      (meter.scale(whole.tokens) > limits.contextTokens || whole.count > limits.maxTranscript)
     ) {
       await compact(conversation, current, schemas);
+      whole = measure();
     }
-    const request = windowRequest(harden(all()), schemas, limits, meter);
+    const all = harden([...whole.opening.messages, ...current]);
+    // The whole conversation fits as it is (the common case): no window to cut.
+    if (
+      (limits.maxMessages === undefined || whole.count <= limits.maxMessages) &&
+      meter.scale(whole.tokens) <= limits.contextTokens
+    ) {
+      lastEstimate = whole.tokens;
+      return all;
+    }
+    const request = windowRequest(all, schemas, limits, meter);
     lastEstimate = estimateRequest(request, schemas);
     return request;
   };
@@ -348,6 +389,7 @@ export const makeConversations = (
         const copies = ownCopiesOf(conversation.key);
         const sent = harden(copies.map(copy => copy.messageId));
         conversation.turns.push({ seq, messageId, messages: kept, sent });
+        conversation.opening = undefined;
         const stored = await persist(conversation, harden({
           v: RECORD_VERSION,
           kind: 'turn',
