@@ -142,6 +142,7 @@ export const startFae = (
     },
     redact,
     onNameChanged: path => registry.noteChanged(path),
+    installedTools: () => registry.installed(),
     logger,
     probeTimeoutMs: config.probeTimeoutMs,
     privateNames: [CONVERSATIONS_DIRECTORY],

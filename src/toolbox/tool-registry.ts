@@ -66,6 +66,11 @@ export interface ToolRegistry {
    * turn without waiting for the follower or re-reading everything.
    */
   noteChanged(path: readonly string[]): Promise<void>;
+  /**
+   * What tools/ holds (pet name → formula id) while following; undefined
+   * while discovery lists, when only the daemon knows.
+   */
+  installed(): ReadonlyMap<string, string> | undefined;
   /** Stops following; current() lists from then on. */
   stop(): void;
 }
@@ -215,6 +220,8 @@ export const makeToolRegistry = (
       await withTimeout(follower.start(), timeoutMs, () => 'tools/ subscription').catch(() => {});
     },
     noteChanged,
+    installed: () =>
+      following ? new Map([...entries.values()].map(entry => [entry.petName, entry.id] as const)) : undefined,
     stop: () => {
       stopped = true;
       following = false;
