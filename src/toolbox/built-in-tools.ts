@@ -415,7 +415,7 @@ export const makeBuiltInTools = (
   const all: (readonly [string, FaeTool])[] = [
     ...tools,
     ...makeDirectoryTools(powers),
-    ...makeMailTools(powers, { onAnswer: onReply, logger }),
+    ...makeMailTools(powers, { onAnswer: onReply, logger, daemon: provideDaemon }),
     ...makeInspectionTools(powers, { timeoutMs: probeTimeoutMs }),
   ];
   if (onForget !== undefined) {
