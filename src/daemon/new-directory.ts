@@ -11,28 +11,30 @@ import type { Logger } from '../logging/log.js';
 const ATTEMPTS = 3;
 
 /**
- * Makes the directory at `path` (replacing what the name held) and runs
+ * Makes the directory at `nameOrPath` (replacing what the name held) and runs
  * `use` on it; a failure of either makes it again. Rejects with the last
  * failure after three attempts.
  */
 export const makeUsableDirectory = async (
   powers: Ref<GuestPowers>,
   logger: Logger,
-  path: readonly string[],
+  nameOrPath: string | readonly string[],
   use: () => Promise<unknown>,
 ) => {
+  const path = typeof nameOrPath === 'string' ? nameOrPath : harden([...nameOrPath]);
+  const shown = typeof path === 'string' ? path : path.join('/');
   for (let attempt = 1; ; attempt += 1) {
     // Sequential on purpose: each attempt follows the failure of the last.
     // eslint-disable-next-line no-await-in-loop
     const failure = await E(powers)
-      .makeDirectory(harden([...path]))
+      .makeDirectory(path)
       .then(use)
       .then(
         () => undefined,
         (error: unknown) => ({ error }),
       );
     if (failure === undefined) return;
-    logger.warn('directory-retried', { name: path.join('/'), attempt, error: failure.error });
+    logger.warn('directory-retried', { name: shown, attempt, error: failure.error });
     if (attempt >= ATTEMPTS) throw failure.error;
   }
 };

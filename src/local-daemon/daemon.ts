@@ -66,7 +66,13 @@ export const makeLocalDaemon = (options: LocalDaemonOptions = {}): LocalDaemon =
   const formulator = makeFormulator(kernel);
   let rootHostId = '';
 
-  const collect = () => {
+  /**
+   * The collection pass, after a guest or host call once no other is in
+   * flight; like upstream's collectIfDirty it does nothing when nothing
+   * changed since the last pass (unless `always`).
+   */
+  const collect = (always = false) => {
+    if (!kernel.takeDirty() && !always) return;
     collectGarbage(kernel, [rootHostId, ...transientRoots], (id, formula) => {
       if (formula.type === 'make-unconfined') void runner.cancel(id, Error('Collected formula'));
     });
@@ -184,7 +190,7 @@ export const makeLocalDaemon = (options: LocalDaemonOptions = {}): LocalDaemon =
         resultName: capletOptions.resultName,
         env: capletOptions.env ?? {},
       });
-      collect();
+      collect(true);
       return toClient(value);
     },
     restart: async () => {
@@ -192,7 +198,7 @@ export const makeLocalDaemon = (options: LocalDaemonOptions = {}): LocalDaemon =
       for (const formula of kernel.formulas.values()) {
         if (formula.type === 'host' || formula.type === 'guest') formula.mailbox.restore();
       }
-      collect();
+      collect(true);
       // Upstream revives a caplet lazily, when something provides it; we
       // make every reachable caplet again at once so tests can await it.
       const caplets = [...kernel.formulas.entries()].filter(([, formula]) => formula.type === 'make-unconfined');

@@ -21,7 +21,6 @@ export interface Formulator {
   host(parentHandle?: string): { agentId: string; handleId: string };
 }
 
-const noChange = () => {};
 
 interface AgentIds {
   readonly agentId: string;
@@ -38,7 +37,7 @@ export const makeFormulator = (kernel: Kernel): Formulator => {
     none: kernel.formulate({ type: 'least-authority' }),
   });
 
-  const directory = () => kernel.formulate({ type: 'directory', store: makePetStore(noChange) });
+  const directory = () => kernel.formulate({ type: 'directory', store: makePetStore(kernel.markDirty) });
 
   const agent = (
     type: 'host' | 'guest',
@@ -53,9 +52,9 @@ export const makeFormulator = (kernel: Kernel): Formulator => {
       type,
       handle: handleId,
       hostHandle: ownHostHandle,
-      store: makePetStore(noChange),
+      store: makePetStore(kernel.markDirty),
       specials: harden(makeSpecials({ agentId, handleId, hostHandle: ownHostHandle, mailHubId })),
-      mailbox: makeMailbox(noChange, kernel.dialect === 'feb'),
+      mailbox: makeMailbox(kernel.markDirty, kernel.dialect === 'feb'),
     };
     kernel.register(agentId, formula);
     return harden({ agentId, handleId });

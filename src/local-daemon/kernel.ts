@@ -76,6 +76,13 @@ export interface Kernel {
   formulaOf(id: string): Formula;
   /** The live value of a formula: a value, or a promise for a caplet's. */
   provide(id: string): unknown;
+  /**
+   * Something collection depends on changed (a formula made, a name bound
+   * or unbound, mail delivered or dismissed).
+   */
+  markDirty(): void;
+  /** Whether anything changed since the last call; clears the mark. */
+  takeDirty(): boolean;
   /** Forgets the memoised value, so the next provide() makes a new one. */
   forget(id: string): void;
   setMaker(maker: Maker): void;
@@ -92,10 +99,13 @@ export const makeKernel = (dialect: Dialect = 'feb'): Kernel => {
   const hubs = new WeakMap<object, Hub>();
   const valueIds = new WeakMap<object, string>();
   let maker: Maker | undefined;
+  // As upstream's formula graph: a collection pass only runs after a change.
+  let dirty = true;
 
   const mintId = () => `${makeRandomHex(dialect)}:${nodeNumber}`;
   const register = (id: string, formula: Formula) => {
     formulas.set(id, formula);
+    dirty = true;
   };
   const formulaOf = (id: string): Formula => {
     const formula = formulas.get(id);
@@ -124,6 +134,14 @@ export const makeKernel = (dialect: Dialect = 'feb'): Kernel => {
     },
     register,
     formulaOf,
+    markDirty: () => {
+      dirty = true;
+    },
+    takeDirty: () => {
+      const was = dirty;
+      dirty = false;
+      return was;
+    },
     provide: (id: string) => {
       if (values.has(id)) return values.get(id);
       const formula = formulaOf(id);

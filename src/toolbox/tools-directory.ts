@@ -30,7 +30,7 @@ export const provideToolsDirectory = async (powers: Ref<GuestPowers>, logger: Lo
   if (exists) {
     logger.warn('tools-directory-replaced', { reason: 'tools/ could not be listed' });
   }
-  await makeUsableDirectory(powers, logger, [TOOLS_DIRECTORY], () => E(powers).list(TOOLS_DIRECTORY));
+  await makeUsableDirectory(powers, logger, TOOLS_DIRECTORY, () => E(powers).list(TOOLS_DIRECTORY));
   return !exists;
 };
 harden(provideToolsDirectory);
