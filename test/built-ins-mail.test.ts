@@ -81,6 +81,11 @@ test('request asks the host and returns at once; the answer lands under response
   await E(host).reject(second.number, 'not for you');
   t.true(await eventually(async () => lines.includes('request-declined')));
   t.false(await E(powers).has('secret'));
+  // The host's other spelling reaches the host too, on every daemon.
+  const otherSpelling = special.host === 'HOST' ? '@host' : 'HOST';
+  await call('request', { recipient: otherSpelling, description: 'a lamp', responseName: 'lamp' });
+  const third = await nextMessage(host, r => r.type === 'request' && r.number > second.number);
+  t.is(third.description, 'a lamp');
 });
 
 test('request refuses an unknown recipient and a taken responseName, and sends nothing', async t => {

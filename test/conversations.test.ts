@@ -11,6 +11,7 @@ import { messageText, nextMessage, fromSelf, specialNames } from './support/daem
 import type { MessageRecord } from './support/daemon.js';
 import { startLlmServer, type RecordedRequest } from './support/llm-server.js';
 import { faultyPowers, makeFaults } from './support/faulty-powers.js';
+import { waitForLog } from './support/registry-tools.js';
 
 /** Generous: the machine running the tests may be busy (no timing is asserted). */
 const WAIT_MS = 30_000;
@@ -409,6 +410,8 @@ test('a conversation directory the daemon collected before its first store is ma
   await nextFromFae(WAIT_MS);
   await E(host).send('fae', ['remember the number 42'], [], []);
   t.is(messageText(await nextFromFae(WAIT_MS)), 'noted');
+  // The answer goes out first; the turn is stored after it.
+  await waitForLog(logs, ['message-done'], { timeoutMs: WAIT_MS });
   t.deepEqual(faults.refused, ['storeValue']);
   t.true(logs.some(line => line.includes('directory-retried')));
   const nodes = await storedNodes(fae);

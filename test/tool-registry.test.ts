@@ -123,7 +123,30 @@ test('an adopted tool is usable in the same turn, reading only that tool', async
   t.true(llm.requests[1].toolNames.includes('greet'));
   // One lookup: the adopted tool. Re-reading tools/ would look up all four.
   t.is(daemon.callCounts().lookup, 1);
+  // Which names tools/ holds came from the registry: nothing was listed,
+  // and only the attachment and the adopted name were identified.
+  t.is(daemon.callCounts().list ?? 0, 0);
+  t.is(daemon.callCounts().identify, 2);
   t.false(logs.some(line => line.includes('tools-listed')));
+  await daemon.stop();
+});
+
+test('adoptTool sees from the registry that a mailed tool is installed already, or that its name is taken', async t => {
+  const llm = makeScriptedProvider([
+    { toolCalls: [{ name: 'adoptTool', arguments: { messageNumber: 1, edgeName: 'greeter', toolName: 'a' } }] },
+    { toolCalls: [{ name: 'adoptTool', arguments: { messageNumber: 1, edgeName: 'greeter', toolName: 'greet-tool' } }] },
+    { toolCalls: [{ name: 'adoptTool', arguments: { messageNumber: 1, edgeName: 'greeter', toolName: 'other' } }] },
+    request => ({ text: `last: ${request.messages.at(-1)?.content}` }),
+  ]);
+  const { daemon, host, logs, nextFromFae } = await start(llm);
+  await installTool(daemon, host, AGENT, 'a');
+  await waitForLog(logs, ['tool-added', 'tools/a']);
+  await makeShippedTool(host, 'greet', 'greet-tool');
+  daemon.resetCallCounts();
+  await E(host).send('fae', ['Here is ', ' for you.'], ['greeter'], ['greet-tool']);
+  t.regex(messageText(await nextFromFae()), /already installed as tools\/greet-tool/);
+  t.regex(llm.requests[1].messages.at(-1)?.content ?? '', /tools\/a already holds another tool/);
+  t.is(daemon.callCounts().list ?? 0, 0);
   await daemon.stop();
 });
 

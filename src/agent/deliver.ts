@@ -10,6 +10,7 @@ import type { DaemonAdapter } from '../daemon/adapter.js';
 import type { MessageRecord } from '../daemon/endo-types.js';
 import type { Logger } from '../logging/log.js';
 import type { Redact } from '../logging/redact.js';
+import type { SenderNames } from './sender-names.js';
 
 // A daemon refuses any one string longer than 100,000 characters (the
 // default limit of its interface guards); a longer answer travels as
@@ -30,12 +31,14 @@ export const makeDeliver = (
   daemonAdapter: DaemonAdapter | Promise<DaemonAdapter>,
   logger: Logger,
   redact: Redact,
+  /** The sender's names; by default asked of the daemon each time. */
+  senderNames?: SenderNames,
 ): Deliver => {
   const byName = async (message: MessageRecord, text: string) => {
     // No adapter means no daemon to send through: the notice is lost, not thrown.
     const daemon = await Promise.resolve(daemonAdapter).catch(() => undefined);
     if (daemon === undefined) return false;
-    const names = await daemon.senderNames(message.from).catch(() => harden([] as string[]));
+    const names = await (senderNames ?? daemon.senderNames)(message.from).catch(() => harden([] as string[]));
     const name = names[0];
     if (name === undefined) return false;
     try {

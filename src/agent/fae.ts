@@ -33,6 +33,8 @@ import { FAE_HELP, helpFor } from './fae-help.js';
 import { bestEffort } from './best-effort.js';
 import { makeDeliver } from './deliver.js';
 import { emptyAnswerNotice } from './closing-notices.js';
+import { watchOwnNames } from '../daemon/own-names.js';
+import { makeSenderNames } from './sender-names.js';
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -82,6 +84,15 @@ export const startFae = (
   let outputTokens = 0;
   let lastError = '';
 
+  /** Dismissals fae makes for itself: a refusal is logged, never thrown. */
+  const dismiss = (number: bigint) =>
+    E(powers)
+      .dismiss(number)
+      .then(
+        () => undefined,
+        error => logger.warn('dismiss-failed', { message: number, error }),
+      );
+
   // One private conversation per correspondent and thread (src/conversations/).
   const conversations = makeConversations(powers, {
     provider,
@@ -92,6 +103,9 @@ export const startFae = (
     onUsage: (input, output) => {
       inputTokens += input;
       outputTokens += output;
+    },
+    dismissOwnCopies: async numbers => {
+      await Promise.all(numbers.map(dismiss));
     },
   });
   const meteredProvider = conversations.meter(provider);
@@ -128,6 +142,7 @@ export const startFae = (
     },
     redact,
     onNameChanged: path => registry.noteChanged(path),
+    installedTools: () => registry.installed(),
     logger,
     probeTimeoutMs: config.probeTimeoutMs,
     privateNames: [CONVERSATIONS_DIRECTORY],
@@ -140,28 +155,35 @@ export const startFae = (
     onForget: async () =>
       currentCorrespondent === undefined ? 0 : conversations.forget(currentCorrespondent),
   });
+  // fae's own top-level names, watched once for the registry (tools/ may
+  // be replaced) and for the sender names kept between messages.
+  const ownNames = watchOwnNames(powers, { logger });
   // Follows tools/ (or lists it each step with FAE_TOOL_DISCOVERY=list).
   const registry = makeToolRegistry(powers, builtIns, {
     logger,
     timeoutMs: config.probeTimeoutMs,
     discovery: config.toolDiscovery,
+    ownNames,
   });
-  void cancelled.promise.then(() => registry.stop());
+  void cancelled.promise.then(() => {
+    registry.stop();
+    ownNames.stop();
+  });
   const discover = () => registry.current();
 
-  // Not cached across messages: the id of a sender never changes, but the
-  // names fae's directory holds for it can (the host may rename or remove
-  // them), and a stale name would misdirect the model. One call a message.
+  // Kept while fae's names stay as they are (sender-names.ts): no daemon
+  // call for a sender seen before.
+  const senderNames = makeSenderNames(async from => (await daemonAdapter).senderNames(from), ownNames);
   const describeSender = async (from: string) => {
     try {
-      const names = await (await daemonAdapter).senderNames(from);
+      const names = await senderNames(from);
       return names[0] ?? 'an unnamed sender';
     } catch {
       return 'an unknown sender';
     }
   };
 
-  const deliver = makeDeliver(daemonAdapter, logger, redact);
+  const deliver = makeDeliver(daemonAdapter, logger, redact, senderNames);
 
   const handleMessage = async (message: InboxMessage, signals: TurnSignals) => {
     const { number } = message;
@@ -172,16 +194,17 @@ export const startFae = (
     logger.event('message-received', { message: number, from: sender, type: message.type });
     // A revision before the answer stops the turn; it is redone on the final text.
     const stop = turnCancellation(cancelled, signals, () => current.answered);
-    // A turn cut short by cancellation is not handled: after a restart
-    // the message is replayed, so it must not be dismissed.
-    let finished = true;
     let turn: Awaited<ReturnType<typeof conversations.open>>;
+    // What the turn ends with: fae's words to the sender, if any, and the
+    // note kept in the conversation for a turn that did not answer.
+    let closing: { readonly text?: string; readonly note?: string } = {};
     try {
       turn = await conversations.open(message, correspondent, formatIncomingMessage(message, sender));
       if (turn === undefined) {
         // Stored before a restart came between it and its dismissal.
         logger.event('message-already-handled', { message: number });
         handledMessages += 1;
+        if (config.autoDismiss) await dismiss(number);
         return;
       }
       const outcome = await runTurn(turn.messages, tools, {
@@ -195,7 +218,8 @@ export const startFae = (
         prepareRequest: turn.prepareRequest,
       });
       if (outcome.kind === 'cancelled') {
-        finished = false;
+        // Not handled: after a restart the message is replayed, so it is
+        // neither stored nor dismissed.
         turn.abandon();
         if (stop.revised()) {
           logger.event('turn-abandoned', { message: number, reason: 'revised' });
@@ -217,19 +241,17 @@ export const startFae = (
       if (outcome.kind === 'limit') {
         logger.warn('turn-limit', { message: number, iterations: outcome.iterations });
         const text = `I stopped working on message #${number} after ${outcome.iterations} model calls without finishing (the limit is FAE_MAX_ITERATIONS=${config.maxIterations}). Please send a simpler or more specific request.`;
-        await Promise.all([turn.finish(text), deliver(message, text)]);
+        closing = { text, note: text };
       } else if (!current.answered && outcome.content.trim() !== '') {
         // The model answered in plain text: deliver it to the sender.
-        const note = outcome.cutOff
+        const cutOffNote = outcome.cutOff
           ? '\n\n(This answer was cut off at the output limit, LAL_MAX_TOKENS.)'
           : '';
-        await Promise.all([turn.finish(), deliver(message, `${outcome.content}${note}`)]);
+        closing = { text: `${outcome.content}${cutOffNote}` };
       } else if (!current.answered) {
         // Silence would leave the sender waiting forever.
         const text = emptyAnswerNotice(number);
-        await Promise.all([turn.finish(text), deliver(message, text)]);
-      } else {
-        await turn.finish();
+        closing = { text, note: text };
       }
     } catch (error) {
       const reason = redact(error instanceof Error ? error.message : String(error));
@@ -237,15 +259,22 @@ export const startFae = (
       logger.warn('turn-failed', { message: number, error: reason });
       const text = `Sorry, I could not answer message #${number}: ${reason}`;
       handledMessages += 1;
-      await Promise.all([turn?.finish(text), deliver(message, text)]);
+      closing = { text, note: text };
     } finally {
       currentCorrespondent = undefined;
-      if (finished && (config.autoDismiss || current.dismissed)) {
-        // Handled messages are dismissed so a restart does not replay them.
-        await E(powers).dismiss(number).catch(error => logger.warn('dismiss-failed', { message: number, error }));
-      }
-      if (finished) logger.event('message-done', { message: number, messageId: message.messageId });
     }
+    // The answer goes out first: the sender waits for nothing else. Then,
+    // together, the turn is stored and the message dismissed (a dismissed
+    // message can no longer be replied to). A crash between the answer
+    // and the store replays the message after a restart, so the sender
+    // may hear twice, never not at all.
+    if (closing.text !== undefined) await deliver(message, closing.text);
+    await Promise.all([
+      turn?.finish(closing.note),
+      // Handled messages are dismissed so a restart does not replay them.
+      config.autoDismiss || current.dismissed ? dismiss(number) : undefined,
+    ]);
+    logger.event('message-done', { message: number, messageId: message.messageId });
   };
 
   const run = async () => {
@@ -281,7 +310,7 @@ export const startFae = (
     await followInbox(daemon, {
       cancelled,
       onMessage: handleMessage,
-      onOwnMessage: conversations.noteOwnMessage,
+      onOwnMessage: message => void conversations.noteOwnMessage(message),
       onIgnoredEdit: message => logger.event('edit-ignored', { message: message.number }),
     });
     state = 'stopped';

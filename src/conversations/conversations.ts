@@ -36,13 +36,30 @@ export interface ConversationsOptions {
   readonly logger: Logger;
   /** Told of the tokens a summary cost. */
   readonly onUsage?: (inputTokens: number, outputTokens: number) => void;
+  /**
+   * Dismisses fae's own copies (by number) once nothing needs them any
+   * more: what they teach is stored, or their conversation is forgotten.
+   */
+  readonly dismissOwnCopies?: (numbers: readonly bigint[]) => Promise<void>;
 }
 
 interface Turn {
   readonly seq: number;
   readonly messageId: string;
   readonly messages: readonly ChatMessage[];
+  /** Ids of fae's own messages stored with this turn (records.ts). */
+  readonly sent: readonly string[];
 }
+
+/** A copy of a message fae sent, kept until its link is stored. */
+interface OwnCopy {
+  readonly number: bigint;
+  readonly messageId: string;
+  readonly replyTo: string;
+}
+
+/** Own copies waiting for their conversation's next record, at most. */
+const OWN_COPIES_LIMIT = 4096;
 
 interface Conversation {
   readonly key: string;
@@ -51,6 +68,20 @@ interface Conversation {
   summary: string | undefined;
   turns: Turn[];
   nextSeq: number;
+  /**
+   * What every request of the next turn opens with (system prompt,
+   * summary, the turns so far) and its measure, made once per change of
+   * the conversation rather than once per request; undefined after one.
+   */
+  opening: Opening | undefined;
+}
+
+interface Opening {
+  readonly messages: readonly ChatMessage[];
+  /** The plain token estimate of `messages`. */
+  readonly tokens: number;
+  /** How many of `messages` are not system messages. */
+  readonly count: number;
 }
 
 /** One message being handled: the turn's messages and its requests. */
@@ -77,7 +108,7 @@ const idOf = (message: MessageRecord) =>
 
 export const makeConversations = (
   powers: Ref<GuestPowers>,
-  { provider, limits, systemPrompt, redact, logger, onUsage }: ConversationsOptions,
+  { provider, limits, systemPrompt, redact, logger, onUsage, dismissOwnCopies = async () => {} }: ConversationsOptions,
 ) => {
   const store = makeConversationStore(powers, logger);
   const index = makeThreadIndex();
@@ -85,6 +116,12 @@ export const makeConversations = (
   const held = new Map<string, Conversation>();
   /** Stored but not read back yet in this incarnation. */
   const unread = new Set<string>();
+  /**
+   * fae's own copies whose link to a thread is not stored yet, by number.
+   * After a restart they come back with the replay, and wait here until
+   * their conversation has been read back and writes its next record.
+   */
+  const ownCopies = new Map<bigint, OwnCopy>();
   const systemMessage: ChatMessage = harden({ role: 'system', content: systemPrompt });
   let openTurn: { conversation: Conversation; forgotten: boolean } | undefined;
 
@@ -106,12 +143,16 @@ export const makeConversations = (
     summary: undefined,
     turns: [],
     nextSeq: 1,
+    opening: undefined,
   });
 
   const adopt = (conversation: Conversation) => {
     held.set(conversation.key, conversation);
     unread.delete(conversation.key);
-    for (const turn of conversation.turns) index.noteMessage(turn.messageId, conversation.key);
+    for (const turn of conversation.turns) {
+      index.noteMessage(turn.messageId, conversation.key);
+      for (const id of turn.sent) index.noteMessage(id, conversation.key);
+    }
   };
 
   /** Reads a stored conversation; unusable data gives a fresh one. */
@@ -125,9 +166,14 @@ export const makeConversations = (
     for (const record of records) {
       if (record.kind === 'summary') {
         conversation.summary = record.text;
-        conversation.turns.push(...record.turns);
+        conversation.turns.push(...record.turns.map(turn => ({ ...turn, sent: turn.sent ?? [] })));
       } else {
-        conversation.turns.push({ seq: record.seq, messageId: record.messageId, messages: record.messages });
+        conversation.turns.push({
+          seq: record.seq,
+          messageId: record.messageId,
+          messages: record.messages,
+          sent: record.sent ?? [],
+        });
       }
     }
     conversation.nextSeq = (records.at(-1)?.seq ?? 0) + 1;
@@ -169,15 +215,29 @@ export const makeConversations = (
     return lookup() ?? replyTo;
   };
 
+  /** Stores `record`; false (with a warning) when the daemon refused. */
   const persist = async (conversation: Conversation, record: ConversationRecord, rebase = false) => {
     try {
       await (rebase ? store.rebase : store.append)(conversation.key, record);
+      return true;
     } catch (error) {
       logger.warn('conversation-not-stored', {
         conversation: conversation.key,
         error: redact(error instanceof Error ? error.message : String(error)),
       });
+      return false;
     }
+  };
+
+  /** The own copies that belong to conversation `key`, now that it writes. */
+  const ownCopiesOf = (key: string) =>
+    [...ownCopies.values()].filter(copy => index.conversationOf(copy.replyTo) === key);
+
+  /** Their links are stored (or their conversation gone): they may go. */
+  const release = async (copies: readonly OwnCopy[]) => {
+    if (copies.length === 0) return;
+    for (const copy of copies) ownCopies.delete(copy.number);
+    await dismissOwnCopies(harden(copies.map(copy => copy.number)));
   };
 
   /**
@@ -236,6 +296,7 @@ export const makeConversations = (
       });
       conversation.summary = redact(summary.text);
       conversation.turns = conversation.turns.slice(batch);
+      conversation.opening = undefined;
       const seq = conversation.nextSeq;
       conversation.nextSeq += 1;
       count -= batch;
@@ -257,21 +318,46 @@ export const makeConversations = (
     }
   };
 
+  const openingOf = (conversation: Conversation): Opening => {
+    if (conversation.opening === undefined) {
+      const turnMessages = conversation.turns.flatMap(t => t.messages);
+      const messages = harden([...headOf(conversation), ...turnMessages]);
+      conversation.opening = harden({ messages, tokens: estimateMessages(messages), count: turnMessages.length });
+    }
+    return conversation.opening;
+  };
+
   const requestFor = async (
     conversation: Conversation,
     current: readonly ChatMessage[],
     schemas: readonly ToolSchema[],
   ) => {
-    const all = () => [...headOf(conversation), ...conversation.turns.flatMap(t => t.messages), ...current];
-    const messageCount = conversation.turns.reduce((n, t) => n + t.messages.length, current.length);
+    const measure = () => {
+      const opening = openingOf(conversation);
+      return {
+        opening,
+        tokens: opening.tokens + estimateMessages(current) + estimateSchemas(schemas),
+        count: opening.count + current.length,
+      };
+    };
+    let whole = measure();
     if (
       conversation.turns.length > 0 &&
-      (meter.scale(estimateRequest(all(), schemas)) > limits.contextTokens ||
-        messageCount > limits.maxTranscript)
+      (meter.scale(whole.tokens) > limits.contextTokens || whole.count > limits.maxTranscript)
     ) {
       await compact(conversation, current, schemas);
+      whole = measure();
     }
-    const request = windowRequest(harden(all()), schemas, limits, meter);
+    const all = harden([...whole.opening.messages, ...current]);
+    // The whole conversation fits as it is (the common case): no window to cut.
+    if (
+      (limits.maxMessages === undefined || whole.count <= limits.maxMessages) &&
+      meter.scale(whole.tokens) <= limits.contextTokens
+    ) {
+      lastEstimate = whole.tokens;
+      return all;
+    }
+    const request = windowRequest(all, schemas, limits, meter);
     lastEstimate = estimateRequest(request, schemas);
     return request;
   };
@@ -300,8 +386,11 @@ export const makeConversations = (
         const kept = harden(all.map(m => redactMessage(m, redact)));
         const seq = conversation.nextSeq;
         conversation.nextSeq += 1;
-        conversation.turns.push({ seq, messageId, messages: kept });
-        await persist(conversation, harden({
+        const copies = ownCopiesOf(conversation.key);
+        const sent = harden(copies.map(copy => copy.messageId));
+        conversation.turns.push({ seq, messageId, messages: kept, sent });
+        conversation.opening = undefined;
+        const stored = await persist(conversation, harden({
           v: RECORD_VERSION,
           kind: 'turn',
           correspondent: conversation.correspondent,
@@ -309,7 +398,9 @@ export const makeConversations = (
           seq,
           messageId,
           messages: kept,
+          ...(sent.length > 0 ? { sent } : {}),
         }));
+        if (stored) await release(copies);
       },
       abandon: () => {
         if (openTurn === state) openTurn = undefined;
@@ -326,6 +417,8 @@ export const makeConversations = (
     for (const conversation of held.values()) {
       if (conversation.correspondent === correspondent) keys.add(conversation.key);
     }
+    // Their own copies teach nothing any more (found before the links go).
+    const orphans = [...keys].flatMap(ownCopiesOf);
     await Promise.all(
       [...keys].map(key => {
         held.delete(key);
@@ -335,6 +428,7 @@ export const makeConversations = (
       }),
     );
     if (openTurn?.conversation.correspondent === correspondent) openTurn.forgotten = true;
+    await release(orphans);
     logger.event('conversation-forgotten', { conversations: keys.size });
     return keys.size;
   };
@@ -346,8 +440,22 @@ export const makeConversations = (
     },
     open,
     forget,
-    /** fae's own copy of a message it sent: links threads (threads.ts). */
-    noteOwnMessage: (message: MessageRecord) => index.noteOwnMessage(message.messageId, message.replyTo),
+    /**
+     * fae's own copy of a message it sent: links threads (threads.ts).
+     * Resolves once a copy that teaches nothing (no reply) is dismissed;
+     * one that does waits for its conversation's next record.
+     */
+    noteOwnMessage: async (message: MessageRecord) => {
+      const { messageId, replyTo, number } = message;
+      index.noteOwnMessage(messageId, replyTo);
+      if (typeof messageId !== 'string' || messageId === '' || typeof replyTo !== 'string' || replyTo === '') {
+        await dismissOwnCopies(harden([number]));
+        return;
+      }
+      ownCopies.set(number, harden({ number, messageId, replyTo }));
+      // Past the bound the oldest stays in the inbox: kept, not lost.
+      if (ownCopies.size > OWN_COPIES_LIMIT) ownCopies.delete(ownCopies.keys().next().value as bigint);
+    },
     /** The provider, learning how the estimate compares with reported usage. */
     meter: (inner: Provider): Provider =>
       harden({

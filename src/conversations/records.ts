@@ -17,6 +17,13 @@ export interface TurnRecord {
   /** The incoming message's id, so a replay is not answered twice. */
   readonly messageId: string;
   readonly messages: readonly ChatMessage[];
+  /**
+   * Ids of messages fae sent in this conversation, learnt from its own
+   * copies since the conversation's last record: with them stored, the
+   * copies can be dismissed, and a reply to one still finds its thread
+   * after a restart. Absent in records written before it existed.
+   */
+  readonly sent?: readonly string[];
 }
 
 /** A turn as a summary record carries it. */
@@ -24,6 +31,7 @@ export interface KeptTurn {
   readonly seq: number;
   readonly messageId: string;
   readonly messages: readonly ChatMessage[];
+  readonly sent?: readonly string[];
 }
 
 /**
@@ -127,6 +135,13 @@ const checkTurnMessages = (value: unknown, where: string): readonly ChatMessage[
   return messages;
 };
 
+const checkSent = (value: unknown, where: string) => {
+  if (value === undefined) return;
+  if (!Array.isArray(value) || value.some(id => typeof id !== 'string')) {
+    throw Error(`${where} has malformed sent message ids`);
+  }
+};
+
 /**
  * Checks a value read back from node `name` of the conversation of
  * `correspondent` and `thread`. Throws a reason when it is corrupt or
@@ -147,6 +162,7 @@ export const checkRecord = (
   if (value.seq !== seqOfNodeName(name)) throw Error(`${where} has sequence ${q(value.seq)}`);
   if (value.kind === 'turn') {
     if (typeof value.messageId !== 'string') throw Error(`${where} has no message id`);
+    checkSent(value.sent, where);
     checkTurnMessages(value.messages, where);
     return value as unknown as TurnRecord;
   }
@@ -158,6 +174,7 @@ export const checkRecord = (
       if (!isRecord(turn) || typeof turn.seq !== 'number' || typeof turn.messageId !== 'string') {
         throw Error(`${where} kept turn ${i} is malformed`);
       }
+      checkSent(turn.sent, `${where} kept turn ${i}`);
       checkTurnMessages(turn.messages, `${where} kept turn ${i}`);
     });
     return value as unknown as SummaryRecord;

@@ -11,6 +11,7 @@
 import { E } from '@endo/far';
 import type { GuestPowers, MessageRecord, NameOrPath, Ref } from '../daemon/endo-types.js';
 import type { Logger } from '../logging/log.js';
+import type { DaemonAdapter } from '../daemon/adapter.js';
 import type { FaeTool } from './tools.js';
 import { toMessageNumber } from './tool-arguments.js';
 import { readFlag, readNamePath, readOptionalString, readString } from './built-in-arguments.js';
@@ -28,11 +29,13 @@ export interface MailToolOptions {
   readonly onAnswer?: (number: bigint) => void;
   /** Where the outcome of a request fae sent is reported. */
   readonly logger?: Logger;
+  /** The daemon adapter, which spells special names the daemon's way. */
+  readonly daemon?: () => Promise<DaemonAdapter>;
 }
 
 export const makeMailTools = (
   guestPowers: Ref<GuestPowers>,
-  { onAnswer, logger }: MailToolOptions = {},
+  { onAnswer, logger, daemon }: MailToolOptions = {},
 ): readonly (readonly [string, FaeTool])[] => {
   const powers = guestPowers as Ref<RequestingPowers>;
 
@@ -86,7 +89,9 @@ export const makeMailTools = (
       },
       required: ['recipient', 'description', 'responseName'],
       execute: async args => {
-        const recipient = readNamePath(args, 'recipient');
+        // Either spelling of the host's special name works on every daemon.
+        const asked = readNamePath(args, 'recipient');
+        const recipient = daemon === undefined ? asked : (await daemon()).path(asked);
         const description = readString(args, 'description');
         const responseName = readNamePath(args, 'responseName');
         const [recipientId, taken] = await Promise.all([

@@ -12,6 +12,7 @@ import { FaeToolInterface } from '../tool-kit/fae-tool-interface.js';
 import type { FaeToolMethods, GuestPowers, MessageRecord, Ref } from '../daemon/endo-types.js';
 import type { FaeTool } from './tools.js';
 import { TOOLS_DIRECTORY } from './tools.js';
+import { formulaIdOf } from '../daemon/dialect.js';
 import type { JsonSchema } from '../../providers/types.js';
 import { toMessageNumber } from './tool-arguments.js';
 import { readNamePath, readString, readStringArray } from './built-in-arguments.js';
@@ -51,6 +52,11 @@ export interface BuiltInToolHooks {
    * can take the change in before the model is asked again.
    */
   readonly onNameChanged?: (path: readonly string[]) => Promise<void>;
+  /**
+   * What tools/ holds now (pet name → formula id) when the tool registry
+   * vouches for it, undefined otherwise; adoptTool then lists nothing.
+   */
+  readonly installedTools?: () => ReadonlyMap<string, string> | undefined;
   /**
    * Forgets the conversation with whoever sent the message being handled
    * (every thread of it, and only theirs); resolves to how many threads
@@ -118,21 +124,39 @@ const PET_NAMES: JsonSchema = {
  * of a step goes out at once; an attachment the daemon cannot identify
  * simply matches nothing.
  */
+/**
+ * The names under tools/ and the one that already holds the attachment, if
+ * any: from the registry's view when it has one (one daemon call), else by
+ * listing tools/ and identifying each name.
+ */
 const findInstalled = async (
   powers: Ref<GuestPowers>,
   daemon: DaemonAdapter,
   number: bigint,
   edgeName: string,
+  known: ReadonlyMap<string, string> | undefined,
 ) => {
+  const identified = E(powers)
+    .identify(...daemon.mailPath(number, edgeName))
+    .then(id => (typeof id === 'string' ? (formulaIdOf(id) ?? id) : undefined), () => undefined);
+  if (known !== undefined) {
+    const attachmentId = await identified;
+    const names = [...known.keys()];
+    return { names, sameAs: names.find(name => attachmentId !== undefined && known.get(name) === attachmentId) };
+  }
   const [attachmentId, names] = await Promise.all([
-    E(powers).identify(...daemon.mailPath(number, edgeName)).catch(() => undefined),
+    identified,
     E(powers).list(TOOLS_DIRECTORY).catch(() => harden([] as string[])),
   ]);
   if (attachmentId === undefined) {
     return { names, sameAs: undefined };
   }
   const ids = await Promise.all(
-    names.map(name => E(powers).identify(TOOLS_DIRECTORY, name).catch(() => undefined)),
+    names.map(name =>
+      E(powers)
+        .identify(TOOLS_DIRECTORY, name)
+        .then(id => (typeof id === 'string' ? (formulaIdOf(id) ?? id) : undefined), () => undefined),
+    ),
   );
   return { names, sameAs: names.find((_, i) => ids[i] === attachmentId) };
 };
@@ -157,6 +181,7 @@ export const makeBuiltInTools = (
     deferDismiss,
     redact = text => text,
     onNameChanged,
+    installedTools,
     logger,
     probeTimeoutMs,
     onForget,
@@ -276,7 +301,7 @@ export const makeBuiltInTools = (
           const number = toMessageNumber(args.messageNumber);
           const edgeName = readString(args, 'edgeName').replace(/^@/, '');
           const toolName = readString(args, 'toolName');
-          const installed = await findInstalled(powers, await provideDaemon(), number, edgeName);
+          const installed = await findInstalled(powers, await provideDaemon(), number, edgeName, installedTools?.());
           if (installed.sameAs !== undefined) {
             return `@${edgeName} from message #${number} is already installed as tools/${installed.sameAs}; use it under its tool name.`;
           }
@@ -390,7 +415,7 @@ export const makeBuiltInTools = (
   const all: (readonly [string, FaeTool])[] = [
     ...tools,
     ...makeDirectoryTools(powers),
-    ...makeMailTools(powers, { onAnswer: onReply, logger }),
+    ...makeMailTools(powers, { onAnswer: onReply, logger, daemon: provideDaemon }),
     ...makeInspectionTools(powers, { timeoutMs: probeTimeoutMs }),
   ];
   if (onForget !== undefined) {

@@ -22,6 +22,8 @@ import type { ToolEntry } from './tool-entries.js';
 import { followToolsDirectory } from './tools-follower.js';
 import { watchToolsBinding } from './tools-binding.js';
 import type { NameChange, OpenFollower } from './tools-follower.js';
+import { watchOwnNames } from '../daemon/own-names.js';
+import type { OwnNamesWatch } from '../daemon/own-names.js';
 
 export type ToolDiscovery = 'follow' | 'list';
 
@@ -40,6 +42,11 @@ export interface ToolRegistryOptions {
   readonly openFollower?: OpenFollower;
   /** Waits before re-subscribing: first, then doubling up to max, in ms. */
   readonly retryMs?: { readonly first: number; readonly max: number };
+  /**
+   * The watch of fae's top-level names, shared with others who need it;
+   * by default the registry makes its own (and stops it with itself).
+   */
+  readonly ownNames?: OwnNamesWatch;
 }
 
 export interface ToolRegistry {
@@ -59,6 +66,11 @@ export interface ToolRegistry {
    * turn without waiting for the follower or re-reading everything.
    */
   noteChanged(path: readonly string[]): Promise<void>;
+  /**
+   * What tools/ holds (pet name → formula id) while following; undefined
+   * while discovery lists, when only the daemon knows.
+   */
+  installed(): ReadonlyMap<string, string> | undefined;
   /** Stops following; current() lists from then on. */
   stop(): void;
 }
@@ -75,6 +87,7 @@ export const makeToolRegistry = (
     discovery = 'follow',
     openFollower = ref => makeFollowReader<NameChange>(ref as object),
     retryMs = { first: 100, max: 30_000 },
+    ownNames,
   }: ToolRegistryOptions = {},
 ): ToolRegistry => {
   const reportOnce = (key: string, fields: Record<string, unknown>) => {
@@ -158,12 +171,8 @@ export const makeToolRegistry = (
     isStopped: () => stopped,
   });
 
-  const binding = watchToolsBinding(powers, {
-    openFollower,
-    retryMs,
-    logger,
-    onRebound: () => follower.resubscribe(),
-  });
+  const names = ownNames ?? watchOwnNames(powers, { logger, openFollower, retryMs });
+  const binding = watchToolsBinding(names, () => follower.resubscribe());
 
   const current = async (): Promise<DiscoveredTools> => {
     if (!following) {
@@ -211,12 +220,15 @@ export const makeToolRegistry = (
       await withTimeout(follower.start(), timeoutMs, () => 'tools/ subscription').catch(() => {});
     },
     noteChanged,
+    installed: () =>
+      following ? new Map([...entries.values()].map(entry => [entry.petName, entry.id] as const)) : undefined,
     stop: () => {
       stopped = true;
       following = false;
       listingReason = undefined;
       follower.stop();
       binding.stop();
+      if (ownNames === undefined) names.stop();
     },
   });
 };

@@ -7,22 +7,14 @@
 // A subscription that ends or fails is made again after a growing pause.
 import { E } from '@endo/far';
 import type { GuestPowers, Ref } from '../daemon/endo-types.js';
-import { formulaIdOf } from '../daemon/dialect.js';
+import { readNameChange } from '../daemon/name-changes.js';
+import type { NameChange, OpenFollower, PetNameChange } from '../daemon/name-changes.js';
 import { TOOLS_DIRECTORY } from './tools.js';
 
-/** One followNameChanges() item as the daemon sends it. */
-export type NameChange =
-  | {
-      readonly add: string;
-      readonly value: { readonly number: string; readonly node: string; readonly id?: string };
-    }
-  | { readonly remove: string };
+export type { NameChange, OpenFollower } from '../daemon/name-changes.js';
 
-/** A change, with the formula id an added name now points at. */
-export type ToolsChange = { readonly add: string; readonly id: string } | { readonly remove: string };
-
-/** Reads the far reference followNameChanges() resolves to. */
-export type OpenFollower = (ref: Promise<unknown>) => AsyncIterator<NameChange>;
+/** A change in tools/, with the formula id an added name now points at. */
+export type ToolsChange = PetNameChange;
 
 export interface FollowToolsOptions {
   readonly openFollower: OpenFollower;
@@ -37,22 +29,6 @@ export interface FollowToolsOptions {
   readonly onLost: (error: unknown, retryInMs: number) => void;
   readonly isStopped: () => boolean;
 }
-
-/** Reads one item; undefined for one that is not about a pet name. */
-export const readNameChange = (item: unknown): ToolsChange | undefined => {
-  if (typeof item !== 'object' || item === null) return undefined;
-  const record = item as Record<string, unknown>;
-  if (typeof record.remove === 'string') {
-    return record.remove.startsWith('@') ? undefined : harden({ remove: record.remove });
-  }
-  if (typeof record.add !== 'string' || record.add.startsWith('@')) return undefined;
-  const value = (record.value ?? {}) as Record<string, unknown>;
-  // Feb items carry number and node only; the id is `<number>:<node>`.
-  const raw =
-    typeof value.id === 'string' ? value.id : `${String(value.number)}:${String(value.node)}`;
-  return harden({ add: record.add, id: formulaIdOf(raw) ?? raw });
-};
-harden(readNameChange);
 
 const pause = (ms: number) =>
   new Promise<void>(resolve => {

@@ -6,7 +6,9 @@
 //   const faults = makeFaults();
 //   faults.refuse('send', ([recipient]) => recipient === specialNames.host);   // until faults.allow('send')
 //   startFaeInDaemon({ provider, wrapPowers: powers => faultyPowers(powers, faults) });
+//   const release = faults.hold('storeValue');   // such calls wait until release()
 import { E, Far } from '@endo/far';
+import { makePromiseKit } from '@endo/promise-kit';
 
 // `any`: remote references.
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -17,7 +19,19 @@ type Refusal = (args: readonly unknown[]) => boolean;
 export const makeFaults = () => {
   const refusals = new Map<string, Refusal>();
   const refused: string[] = [];
+  const holds = new Map<string, Promise<void>>();
   return {
+    /** Calls of `method` wait (then go through) until the returned function is called. */
+    hold: (method: string) => {
+      const { promise, resolve } = makePromiseKit<void>();
+      holds.set(method, promise);
+      return () => {
+        holds.delete(method);
+        resolve();
+      };
+    },
+    /** Resolves when calls of `method` may go on. */
+    held: async (method: string) => holds.get(method),
     /** Refuse calls of `method` (those `when` accepts, by default all). */
     refuse: (method: string, when: Refusal = () => true) => {
       refusals.set(method, when);
@@ -51,8 +65,9 @@ export const faultyPowers = async (powers: unknown, faults: Faults): Promise<Far
   const methods: Record<string, (...args: unknown[]) => unknown> = {};
   for (const name of names) {
     if (name === '__getMethodNames__') continue;
-    methods[name] = (...args: unknown[]) => {
+    methods[name] = async (...args: unknown[]) => {
       faults.check(name, args);
+      await faults.held(name);
       return E(powers as FarRef)[name](...args);
     };
   }

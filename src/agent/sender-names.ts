@@ -1,0 +1,82 @@
+// The names fae's directory holds for a sender, read once and then kept
+// while fae's top-level names for that sender stay as they are. The id of
+// a sender never changes, but the names can (the host may rename or remove
+// them), so the cache lives only while fae watches its own names
+// (src/daemon/own-names.ts):
+//   - a name added, or bound anew, drops what is kept for the sender it
+//     now names; a name removed drops what is kept for the sender it named;
+//   - a change fae cannot place (a special name, a name it never saw
+//     bound) and a lost watch drop everything; until the watch is back,
+//     every message asks the daemon;
+//   - an answer that was on its way while such a change came is used but
+//     not kept.
+// What is left is the moment between a rename and fae hearing of it, the
+// same for any reader of the daemon.
+import { formulaIdOf } from '../daemon/dialect.js';
+import type { OwnNamesWatch } from '../daemon/own-names.js';
+
+/** Senders remembered at most; the oldest go first. */
+const LIMIT = 1024;
+
+export type SenderNames = (from: string) => Promise<readonly string[]>;
+
+export const makeSenderNames = (read: SenderNames, ownNames: OwnNamesWatch): SenderNames => {
+  /** Kept names, by the sender's raw id. */
+  const known = new Map<string, readonly string[]>();
+  /** What each of fae's top-level names is bound to, as the watch told. */
+  const boundTo = new Map<string, string>();
+  // Each change gets a number, so an answer read across one is not kept.
+  let changes = 0;
+  let lastForgetAll = 0;
+  const lastChangeOf = new Map<string, number>();
+
+  const forgetAll = () => {
+    changes += 1;
+    lastForgetAll = changes;
+    known.clear();
+    lastChangeOf.clear();
+  };
+  const forget = (id: string) => {
+    changes += 1;
+    lastChangeOf.set(id, changes);
+    known.delete(id);
+  };
+
+  ownNames.listen({
+    onChange: change => {
+      if (change === undefined) {
+        forgetAll();
+      } else if ('add' in change) {
+        const before = boundTo.get(change.add);
+        boundTo.set(change.add, change.id);
+        if (before !== undefined) forget(before);
+        forget(change.id);
+      } else {
+        const before = boundTo.get(change.remove);
+        boundTo.delete(change.remove);
+        if (before === undefined) forgetAll();
+        else forget(before);
+      }
+    },
+    onLost: () => {
+      boundTo.clear();
+      forgetAll();
+    },
+  });
+
+  return async (from: string) => {
+    const id = formulaIdOf(from) ?? from;
+    const kept = known.get(id);
+    if (kept !== undefined) return kept;
+    const asked = changes;
+    const watched = ownNames.isFollowing();
+    const names = harden([...(await read(from))]);
+    const unchanged = lastForgetAll <= asked && (lastChangeOf.get(id) ?? 0) <= asked;
+    if (watched && ownNames.isFollowing() && unchanged) {
+      known.set(id, names);
+      if (known.size > LIMIT) known.delete(known.keys().next().value as string);
+    }
+    return names;
+  };
+};
+harden(makeSenderNames);

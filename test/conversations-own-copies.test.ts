@@ -1,0 +1,64 @@
+// fae's own copies of what it sends (conversations.ts): a copy that
+// teaches nothing (no reply) is dismissed at once; a reply's copy, which
+// links fae's message to its thread, is dismissed once that link is stored
+// with its conversation's next record. So fae's inbox does not grow with
+// every answer, and threads still hold after a restart.
+import test from 'ava';
+import { E } from '@endo/far';
+import { startFaeInDaemon } from './support/fae-harness.js';
+import type { Far } from './support/fae-harness.js';
+import { makeScriptedProvider } from './support/scripted-provider.js';
+import { fromSelf, messageText } from './support/daemon.js';
+import type { MessageRecord } from './support/daemon.js';
+import { waitForLog } from './support/registry-tools.js';
+
+const WAIT_MS = 30_000;
+const BUSY_TIMEOUT_MS = 300_000;
+
+/** The numbers of the copies of fae's own messages still in its inbox. */
+const ownCopies = async (fae: Far) => {
+  const notOwn = fromSelf(fae);
+  const records: MessageRecord[] = await E(fae).listMessages();
+  const own = await Promise.all(records.map(async record => !(await notOwn(record))));
+  return records.filter((_, i) => own[i]).map(record => record.number);
+};
+
+test('own copies are dismissed once what they teach is stored, and a reply to one still finds its thread after a restart', async t => {
+  t.timeout(BUSY_TIMEOUT_MS);
+  const llm = makeScriptedProvider();
+  const echo = (request: { messages: readonly { role: string; content: string }[] }) => ({
+    text: `re: ${request.messages.filter(m => m.role === 'user').at(-1)?.content.replace(/^Message #\d+ from [^:]*: /, '')}`,
+  });
+  for (let i = 0; i < 4; i += 1) llm.push(echo);
+  const { host, fae, nextFromFae, daemon, logs } = await startFaeInDaemon({ provider: llm.provider });
+  t.teardown(() => daemon.stop());
+  await nextFromFae(WAIT_MS);
+  const doneCount = () => logs.filter(line => line.includes('message-done')).length;
+
+  await E(host).send('fae', ['alpha: remember the colour teal'], [], []);
+  const answerAlpha = await nextFromFae(WAIT_MS);
+  await waitForLog(logs, ['message-done'], { timeoutMs: WAIT_MS });
+  // The ready announcement answered nothing: its copy is gone already.
+  // The copy of the answer to alpha waits for the thread's next record.
+  const afterAlpha = await ownCopies(fae);
+  t.is(afterAlpha.length, 1);
+
+  await E(host).send('fae', ['beta: and the number 7'], [], []);
+  await nextFromFae(WAIT_MS);
+  const deadline = Date.now() + WAIT_MS;
+  while (doneCount() < 2 && Date.now() < deadline) {
+    await new Promise(resolve => setTimeout(resolve, 5));
+  }
+  t.is(doneCount(), 2);
+  // beta's record holds the link of alpha's answer, whose copy then went.
+  const afterBeta = await ownCopies(fae);
+  t.is(afterBeta.length, 1);
+  t.false(afterBeta.includes(afterAlpha[0]));
+
+  await daemon.restart();
+  await E(host).reply(answerAlpha.number, ['gamma: what colour was it?'], [], []);
+  t.is(messageText(await nextFromFae(WAIT_MS)), 're: gamma: what colour was it?');
+  const request = JSON.stringify(llm.requests.at(-1)?.messages);
+  t.true(request.includes('teal'));
+  t.true(request.includes('the number 7'));
+});
