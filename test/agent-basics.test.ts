@@ -4,6 +4,7 @@ import { GUEST_SPECIAL_NAMES, startFaeInDaemon } from './support/fae-harness.js'
 import { makeScriptedProvider } from './support/scripted-provider.js';
 import { dialect, messageText, specialNames } from './support/daemon.js';
 import { makeShippedTool } from './support/tool-caplets.js';
+import { faultyPowers, makeFaults } from './support/faulty-powers.js';
 
 test('fae announces itself to its host when it first starts', async t => {
   const llm = makeScriptedProvider();
@@ -52,6 +53,23 @@ test('a full round trip: tool call, send, dismiss, plain answer', async t => {
   t.is(callMessage?.tool_calls?.[0].type, 'function');
   t.is(callMessage?.tool_calls?.[0].id, last.at(-1)?.tool_call_id);
   await daemon.stop();
+});
+
+test('a new tools/ the daemon takes back at once is made again, and the first start still announces itself', async t => {
+  const faults = makeFaults();
+  let refusals = 0;
+  // As the February daemon's collection does: the first new tools/ is gone.
+  faults.refuse('list', ([name]) => name === 'tools' && (refusals += 1) === 1);
+  const llm = makeScriptedProvider([]);
+  const { fae, controller, logs, nextFromFae, daemon, READY_TEXT } = await startFaeInDaemon({
+    provider: llm.provider,
+    wrapPowers: powers => faultyPowers(powers, faults),
+  });
+  t.teardown(() => daemon.stop());
+  t.is((await E(controller).whenStarted()).state, 'running');
+  t.is(messageText(await nextFromFae()), READY_TEXT);
+  t.true(logs.some(line => line.includes('directory-retried') && line.includes('tools')));
+  t.deepEqual(await E(fae).list('tools'), []);
 });
 
 test('a tools name that cannot be listed is replaced at startup, so tools work again', async t => {

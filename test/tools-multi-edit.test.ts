@@ -12,7 +12,7 @@ import { E } from '@endo/far';
 import { makeLocalDaemon } from './support/daemon.js';
 import { toolUrl } from './support/tool-caplets.js';
 import { detectDialect, specialNames } from '../src/daemon/dialect.js';
-import { replaceFileAtomically } from '../src/tool-kit/atomic-write.js';
+import { FileChanged, replaceFileAtomically } from '../src/tool-kit/atomic-write.js';
 import { rootEscapes } from './support/root-escapes.js';
 
 /**
@@ -202,4 +202,22 @@ test('an atomic replacement that fails leaves no temporary file behind', async t
   t.is(fs.readFileSync(path.join(dir, 'file.txt'), 'utf8'), 'new\n');
   t.is(fs.statSync(path.join(dir, 'file.txt')).mode & 0o777, 0o604);
   t.deepEqual(fs.readdirSync(dir).sort(), ['file.txt', 'target']);
+});
+
+test('a check that fails just before the replacement leaves the file as it was, and no temporary file', async t => {
+  const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'fae-atomic-')));
+  t.teardown(() => fs.rmSync(dir, { recursive: true, force: true }));
+  const file = path.join(dir, 'file.txt');
+  fs.writeFileSync(file, 'theirs\n');
+  let checked = false;
+  await t.throwsAsync(
+    replaceFileAtomically(file, 'mine\n', 'file.txt', async () => {
+      checked = true;
+      throw new FileChanged('"file.txt" changed while it was being edited');
+    }),
+    { instanceOf: FileChanged, message: '"file.txt" changed while it was being edited' },
+  );
+  t.true(checked);
+  t.is(fs.readFileSync(file, 'utf8'), 'theirs\n');
+  t.deepEqual(fs.readdirSync(dir), ['file.txt']);
 });

@@ -9,7 +9,7 @@ import { q } from '@endo/errors';
 import { type CapletOptions, makeFaeTool } from '../src/tool-kit/make-fae-tool.js';
 import { explainFsError, fsRootFromEnv } from '../src/tool-kit/fs-root.js';
 import { applyEdits, editsFromArguments } from '../src/tool-kit/multi-edit.js';
-import { replaceFileAtomically } from '../src/tool-kit/atomic-write.js';
+import { FileChanged, replaceFileAtomically } from '../src/tool-kit/atomic-write.js';
 
 // Editing reads the whole file; refuse what is clearly not a source file.
 const MAX_EDIT_BYTES = 10 * 1024 * 1024;
@@ -84,7 +84,16 @@ export const make = (_powers: unknown, _context: unknown, { env }: CapletOptions
       if (outcome.content === content) {
         return `The ${outcome.applied === 1 ? 'edit leaves' : `${outcome.applied} edits leave`} ${display} unchanged; nothing was written.`;
       }
-      await replaceFileAtomically(realPath, outcome.content, filePath);
+      // Someone else may write the file while the edit is worked out: their
+      // change is not overwritten (checked last before the replacement).
+      await replaceFileAtomically(realPath, outcome.content, filePath, async () => {
+        const now = await fs.promises.readFile(realPath).catch(() => undefined);
+        if (now === undefined || now.toString('utf8') !== content) {
+          throw new FileChanged(
+            `${q(filePath)} changed while it was being edited; nothing was written. Read it again and redo the edit.`,
+          );
+        }
+      });
       const count = outcome.applied === 1 ? '1 edit' : `${outcome.applied} edits`;
       return `Applied ${count} to ${display}.\n${outcome.diff}`;
     },

@@ -13,6 +13,7 @@ import type { GuestPowers, Ref } from '../daemon/endo-types.js';
 import type { Logger } from '../logging/log.js';
 import { checkRecord, nodeName, seqOfNodeName, type ConversationRecord } from './records.js';
 import { conversationKey } from './threads.js';
+import { makeUsableDirectory } from '../daemon/new-directory.js';
 
 export const CONVERSATIONS_DIRECTORY = 'conversations';
 
@@ -60,28 +61,8 @@ export const makeConversationStore = (
     ...rest,
   ];
 
-  // The February daemon does not protect a new directory between its
-  // formulation and the binding of its name: a collection pass, which any
-  // concurrent guest call ends with, can take it and leave a name that
-  // points at nothing (seen on the real daemon). So the directory is made
-  // anew when its first use fails, at most three times; the common case
-  // costs no extra call.
-  const withNewDirectory = async (dirPath: string[], use: () => Promise<unknown>) => {
-    for (let attempt = 1; ; attempt += 1) {
-      // Sequential on purpose: each attempt follows the failure of the last.
-      // eslint-disable-next-line no-await-in-loop
-      const failure = await E(powers)
-        .makeDirectory(dirPath)
-        .then(use)
-        .then(
-          () => undefined,
-          (error: unknown) => ({ error }),
-        );
-      if (failure === undefined) return;
-      logger.warn('directory-retried', { name: dirPath.join('/'), attempt, error: failure.error });
-      if (attempt >= 3) throw failure.error;
-    }
-  };
+  const withNewDirectory = (dirPath: string[], use: () => Promise<unknown>) =>
+    makeUsableDirectory(powers, logger, dirPath, use);
 
   const open = async () => {
     let names: readonly string[] | undefined;

@@ -12,11 +12,14 @@ import { explainFsError } from './fs-root.js';
  * Atomically replaces the existing regular file at `realPath` (a real path
  * already checked against the root) with `contents`, keeping its mode.
  * Errors quote `userPath`. The temporary file is removed on failure.
+ * `beforeReplace` runs last before the rename, once the new contents are
+ * on disk; throwing there leaves the file untouched.
  */
 export const replaceFileAtomically = async (
   realPath: string,
   contents: string,
   userPath: string,
+  beforeReplace?: () => Promise<void>,
 ) => {
   const directory = path.dirname(realPath);
   const temporary = path.join(
@@ -41,12 +44,18 @@ export const replaceFileAtomically = async (
     } finally {
       await handle.close();
     }
+    await beforeReplace?.();
     await fs.promises.rename(temporary, realPath);
     created = false;
   } catch (error) {
+    if (error instanceof FileChanged) throw error;
     throw explainFsError(error, userPath);
   } finally {
     if (created) await fs.promises.unlink(temporary).catch(() => {});
   }
 };
 harden(replaceFileAtomically);
+
+/** Thrown by a `beforeReplace` check: passed on as it is. */
+export class FileChanged extends Error {}
+harden(FileChanged);

@@ -3,11 +3,13 @@
 // made only when it is missing — or when the name points at something that
 // cannot be listed: the upstream daemon can collect a new directory's store
 // if a collection pass lands while the directory is being made, leaving a
-// dangling name that would otherwise break every turn for good.
+// dangling name that would otherwise break every turn for good; a new one
+// is checked, and made again if it is gone already (new-directory.ts).
 import { E } from '@endo/far';
 import type { GuestPowers, Ref } from '../daemon/endo-types.js';
 import { TOOLS_DIRECTORY } from './tools.js';
 import type { Logger } from '../logging/log.js';
+import { makeUsableDirectory } from '../daemon/new-directory.js';
 
 const isListable = (powers: Ref<GuestPowers>) =>
   E(powers)
@@ -28,11 +30,7 @@ export const provideToolsDirectory = async (powers: Ref<GuestPowers>, logger: Lo
   if (exists) {
     logger.warn('tools-directory-replaced', { reason: 'tools/ could not be listed' });
   }
-  await E(powers).makeDirectory(TOOLS_DIRECTORY);
-  if (!(await isListable(powers))) {
-    logger.warn('tools-directory-replaced', { reason: 'the new tools/ could not be listed' });
-    await E(powers).makeDirectory(TOOLS_DIRECTORY);
-  }
+  await makeUsableDirectory(powers, logger, [TOOLS_DIRECTORY], () => E(powers).list(TOOLS_DIRECTORY));
   return !exists;
 };
 harden(provideToolsDirectory);
