@@ -14,13 +14,22 @@ export interface Connection {
   abort(reason: Error): void;
 }
 
-// CapTP reports every exception it carries; the callers see them anyway.
-const quiet = harden({ onReject: () => {} });
+export interface ConnectionOptions {
+  /** Both ends release what the other dropped (see LocalDaemonOptions). */
+  readonly gcImports?: boolean;
+}
 
-export const makeConnection = (name: string, nearBootstrap: object, farBootstrap: object): Connection => {
+export const makeConnection = (
+  name: string,
+  nearBootstrap: object,
+  farBootstrap: object,
+  { gcImports = false }: ConnectionOptions = {},
+): Connection => {
+  // onReject: CapTP reports every exception it carries; the callers see them anyway.
+  const options = harden({ onReject: () => {}, gcImports });
   let farDispatch: (message: unknown) => boolean = () => false;
-  const near = makeCapTP(`${name}-near`, (message: unknown) => farDispatch(message), nearBootstrap, quiet);
-  const far = makeCapTP(`${name}-far`, (message: unknown) => near.dispatch(message), farBootstrap, quiet);
+  const near = makeCapTP(`${name}-near`, (message: unknown) => farDispatch(message), nearBootstrap, options);
+  const far = makeCapTP(`${name}-far`, (message: unknown) => near.dispatch(message), farBootstrap, options);
   farDispatch = far.dispatch;
   let aborted = false;
   return harden({

@@ -44,6 +44,7 @@ export const makeLocalDaemon = (options: LocalDaemonOptions = {}): LocalDaemon =
   if (!['feb', 'may', 'aug'].includes(dialect)) {
     throw RangeError(`The local daemon speaks feb, may or aug, not ${JSON.stringify(dialect)}`);
   }
+  const connectionOptions = harden({ gcImports: options.gcImports ?? false });
   const kernel: Kernel = makeKernel(dialect);
   const names = specialNames(dialect);
   const transientRoots = new Set<string>();
@@ -56,7 +57,7 @@ export const makeLocalDaemon = (options: LocalDaemonOptions = {}): LocalDaemon =
   const workerFor = (workerId: string): Connection => {
     let connection = workers.get(workerId);
     if (connection === undefined) {
-      connection = makeConnection('worker', Far('EndoDaemon', {}), makeWorkerBootstrap(localMakes));
+      connection = makeConnection('worker', Far('EndoDaemon', {}), makeWorkerBootstrap(localMakes), connectionOptions);
       workers.set(workerId, connection);
     }
     return connection;
@@ -154,6 +155,7 @@ export const makeLocalDaemon = (options: LocalDaemonOptions = {}): LocalDaemon =
       },
     }),
     Far('EndoClient', {}),
+    connectionOptions,
   );
   const toClient = (value: unknown): Promise<Presence> => {
     nextNonce += 1;

@@ -3,6 +3,8 @@
 declare module '@endo/captp' {
   export interface CapTPOptions {
     onReject?: (reason: unknown) => void;
+    /** Release imports the program dropped (CTP_DROP); default false. */
+    gcImports?: boolean;
   }
   export interface CapTP {
     dispatch(message: unknown): boolean;

@@ -37,6 +37,17 @@ export interface LocalDaemonOptions {
   readonly dialect?: Dialect;
   /** Added to every guest/host/directory/iterator method call, in ms. */
   readonly latencyMs?: number;
+  /**
+   * Passes `gcImports: true` to both CapTP ends of every connection, so a
+   * presence or answer one side drops is released by the other (CapTP
+   * sends CTP_DROP from a FinalizationRegistry callback). Default false,
+   * as in the real daemon, which does not set it: there every presence a
+   * worker ever imported, and every answer, is held for the connection's
+   * life, so any agent's process heap grows with each message it handles.
+   * True is for benches that want an agent's own heap growth without
+   * CapTP's.
+   */
+  readonly gcImports?: boolean;
 }
 
 export interface LocalDaemon {

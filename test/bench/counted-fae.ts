@@ -2,7 +2,8 @@
 // its guest-powers calls (a forwarding wrapper around its powers), every
 // daemon call (the local daemon's counters) and every call on a tool (the
 // tools count themselves). The model is a zero-latency script: for each
-// message it calls `list`, then answers in plain text.
+// message it calls `list`, then answers in plain text. The bench host
+// dismisses what it received after each message, so its inbox does not grow.
 import { E, Far } from '@endo/far';
 import { makeExo } from '@endo/exo';
 import { makePromiseKit } from '@endo/promise-kit';
@@ -119,10 +120,17 @@ export interface MessageFigures {
 
 const settle = () => new Promise(resolve => setTimeout(resolve, 1));
 
+// A daemon that stops rejects what its caplets still wait on (the
+// context's whenCancelled, the agent's follow reads) with this reason, and
+// @endo/marshal logs every error CapTP carries: expected at a bench's end.
+const STOP_REASON = 'Daemon stopped';
+const SENT_ERROR_LOG = 'Temporary logging of sent error';
+
 /**
  * The floor: an agent that makes only the daemon calls any agent must
- * (read the message, reply, dismiss), with no model and no tools. What it
- * costs is the local daemon's and CapTP's share of a message.
+ * (read the message, reply, dismiss it and its own copy of the reply),
+ * with no model and no tools. What it costs is the local daemon's and
+ * CapTP's share of a message.
  */
 const startFloorAgent = (powers: Far) => {
   const inbox = makeRefIterator<MessageRecord>(E(powers).followMessages());
@@ -130,43 +138,76 @@ const startFloorAgent = (powers: Far) => {
   const loop = async () => {
     for (;;) {
       // Sequential: one message after the other, as fae handles them.
-       
-      const { value, done } = await inbox.next();
-      if (done) return;
-       
-      if (value.from === (await selfId)) continue;
-       
-      await E(powers).reply(value.number, ['done'], [], []);
-       
-      await E(powers).dismiss(value.number);
+      const question = await inbox.next();
+      if (question.done) return;
+      await E(powers).reply(question.value.number, ['done'], [], []);
+      // The copy of the reply the daemon files in the floor's own inbox
+      // comes next; dismissed within the turn, so the daemon does not keep
+      // it and the bench counts it with this message.
+      const ownCopy = await inbox.next();
+      if (ownCopy.done) return;
+      if (ownCopy.value.from !== (await selfId)) throw Error('The floor expected its own copy of its reply');
+      await E(powers).dismiss(ownCopy.value.number);
+      await E(powers).dismiss(question.value.number);
     }
   };
-  loop().catch(() => {});
+  loop().catch(error => {
+    // The daemon's stop ends the loop; anything else would leave the bench waiting.
+    if (!(error instanceof Error && error.message === STOP_REASON)) console.error('The floor agent failed:', error);
+  });
   return Far('Floor', { whenStarted: async () => undefined });
 };
 
 export type BenchAgent = 'fae' | 'floor';
 
+export interface CountedFaeOptions {
+  /** The daemon's CapTP releases dropped imports (see LocalDaemonOptions). */
+  readonly gcImports?: boolean;
+}
+
+/**
+ * Stops a bench daemon without the marshal's log line for each call it
+ * rejects with its stop reason; anything else logged meanwhile still prints.
+ */
+export const stopQuietly = async (daemon: LocalDaemon) => {
+  const original = globalThis.console;
+  const isStopNoise = (args: unknown[]) =>
+    args[0] === SENT_ERROR_LOG && args[1] instanceof Error && args[1].message === STOP_REASON;
+  globalThis.console = harden({
+    ...original,
+    log: (...args: unknown[]) => {
+      if (!isStopNoise(args)) original.log(...args);
+    },
+  });
+  try {
+    await daemon.stop();
+    // Rejections still on their way are marshalled in the next turns.
+    await new Promise(resolve => setTimeout(resolve, 0));
+  } finally {
+    globalThis.console = original;
+  }
+};
+
 export const startCountedFae = async (
   toolCount: number,
   env: Record<string, string>,
   agent: BenchAgent = 'fae',
+  { gcImports = false }: CountedFaeOptions = {},
 ): Promise<CountedFae> => {
-  const daemon = makeLocalDaemon();
+  const daemon = makeLocalDaemon({ gcImports });
   const host: Far = await daemon.host;
   await E(host).provideGuest('fae', { agentName: 'profile-for-fae' });
   await E(host).makeDirectory(['profile-for-fae', 'tools']);
   const toolCalls = { calls: 0 };
   // One at a time: each caplet creation runs the daemon's collection.
   for (let i = 0; i < toolCount; i += 1) {
-     
     await daemon.makeCaplet(() => makeCountingTool(`tool_${i}`, toolCalls), { resultName: `tool-${i}` });
-     
     await E(host).copy([`tool-${i}`], ['profile-for-fae', 'tools', `tool-${i}`]);
   }
   let guestCalls = 0;
   let dismissed = makePromiseKit<void>();
   let replied = makePromiseKit<void>();
+  let answeredNumber: unknown;
   const model = makeBenchModel();
   const controller: Far = await daemon.makeCaplet(
     (powers, context, options) => {
@@ -176,8 +217,13 @@ export const startCountedFae = async (
           (...args: unknown[]) => {
             guestCalls += 1;
             const answer = (E(powers as Far) as Far)[method](...args);
-            if (method === 'dismiss') answer.finally(() => dismissed.resolve());
-            if (method === 'reply') answer.finally(() => replied.resolve());
+            // The turn ends with the dismissal of the message replied to,
+            // not of the agent's own copy of its reply.
+            if (method === 'reply') {
+              answeredNumber = args[0];
+              answer.finally(() => replied.resolve());
+            }
+            if (method === 'dismiss' && args[0] === answeredNumber) answer.finally(() => dismissed.resolve());
             return answer;
           },
         ]),
@@ -224,6 +270,9 @@ export const startCountedFae = async (
       // fae's next read of its inbox goes out once the turn is over.
       await settle();
       const c2 = counts();
+      // Outside the measured window: the host lets go of its copy of the
+      // question and fae's reply, so the bench itself does not grow.
+      await E(host).dismissAll();
       // The host's send is the bench's call, not fae's.
       return {
         beforeFirst: minus(c1, c0, 1),
@@ -233,6 +282,6 @@ export const startCountedFae = async (
         doneMs: doneAt - arrived,
       };
     },
-    stop: () => daemon.stop(),
+    stop: () => stopQuietly(daemon),
   };
 };

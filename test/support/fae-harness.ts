@@ -36,6 +36,8 @@ export interface FaeHarnessOptions {
   readonly dialect?: Dialect;
   /** What fae gets instead of its powers (see faulty-powers.ts). */
   readonly wrapPowers?: (powers: unknown) => unknown;
+  /** The daemon's CapTP releases dropped imports (benches; see LocalDaemonOptions). */
+  readonly gcImports?: boolean;
 }
 
 export const startFaeInDaemon = async ({
@@ -46,10 +48,12 @@ export const startFaeInDaemon = async ({
   latencyMs,
   dialect,
   wrapPowers,
+  gcImports,
 }: FaeHarnessOptions) => {
   const daemon = makeLocalDaemon({
     ...(latencyMs === undefined ? {} : { latencyMs }),
     ...(dialect === undefined ? {} : { dialect }),
+    ...(gcImports === undefined ? {} : { gcImports }),
   });
   const host: Far = await daemon.host;
   await prepare?.(host, daemon);
