@@ -42,9 +42,33 @@ export interface FollowInboxOptions {
 
 const STOP: unique symbol = Symbol('stop');
 
-/** Whether `later` is an edit of `earlier` rather than the same revision again. */
-const isRevision = (earlier: InboxMessage, later: InboxMessage) =>
+/**
+ * What fae keeps of a message it has taken up: enough to tell a revision
+ * from the same revision again, and not the record itself, whose
+ * dismisser and promise would otherwise stay held (here and in CapTP's
+ * tables) for as long as fae runs.
+ */
+interface Seen {
+  readonly date: string;
+  readonly done: boolean;
+}
+
+const seenOf = ({ date, done }: InboxMessage): Seen => ({ date, done });
+
+/** Whether `later` is an edit of what was `earlier` rather than the same revision again. */
+const isRevision = (earlier: Seen, later: InboxMessage) =>
   earlier.date !== later.date || earlier.done !== later.done;
+
+/**
+ * Numbers remembered at most, per kind; the oldest go first. A message
+ * that old is long dismissed (FAE_AUTO_DISMISS) or long answered.
+ */
+const REMEMBERED = 65_536;
+
+const remember = <V>(map: Map<bigint, V>, number: bigint, value: V) => {
+  map.set(number, value);
+  if (map.size > REMEMBERED) map.delete(map.keys().next().value as bigint);
+};
 
 export const followInbox = async (
   daemon: Pick<DaemonAdapter, 'followMessages' | 'isOwnMessage'>,
@@ -57,8 +81,8 @@ export const followInbox = async (
   // Not yet taken up: the latest revision per number, in arrival order.
   const waiting = new Map<bigint, InboxMessage>();
   // Taken up (turn started or over): the last revision seen per number.
-  const taken = new Map<bigint, InboxMessage>();
-  const own = new Set<bigint>();
+  const taken = new Map<bigint, Seen>();
+  const own = new Map<bigint, true>();
   let readerEnded = false;
   let arrived = makePromiseKit<void>();
   // The message whose turn runs, and the revisions that came meanwhile.
@@ -72,7 +96,7 @@ export const followInbox = async (
       const message = next.value;
       if (daemon.isOwnMessage(message)) {
         if (!own.has(message.number)) {
-          own.add(message.number);
+          remember(own, message.number, true);
           onOwnMessage?.(message);
         }
         continue;
@@ -80,7 +104,7 @@ export const followInbox = async (
       const known = taken.get(message.number);
       if (known !== undefined) {
         if (isRevision(known, message)) {
-          taken.set(message.number, message);
+          taken.set(message.number, seenOf(message));
           if (running?.number === message.number) {
             running.latest = message;
             running.revised.resolve(message);
@@ -109,7 +133,7 @@ export const followInbox = async (
         continue;
       }
       waiting.delete(ready.number);
-      taken.set(ready.number, ready);
+      remember(taken, ready.number, seenOf(ready));
       const turn = { number: ready.number, revised: makePromiseKit<InboxMessage>() } as NonNullable<typeof running>;
       running = turn;
       // eslint-disable-next-line no-await-in-loop -- one turn at a time
