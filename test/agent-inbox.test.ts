@@ -189,3 +189,19 @@ test('a turn cancellation follows a revision only until the turn has answered', 
   t.is((await late.cancelled.promise).message, 'stopped');
   t.false(late.revised());
 });
+
+test('ending a turn cancels nothing, and a cancellation after it no longer reaches the turn', async t => {
+  const revised = makePromiseKit<InboxMessage>();
+  const cancel = makePromiseKit<Error>();
+  const agent = makeCancellation(cancel.promise);
+  const turn = turnCancellation(agent, { revised: revised.promise } as TurnSignals, () => false);
+  turn.end();
+  await settle();
+  t.false(turn.cancelled.isCancelled());
+  cancel.resolve(Error('stopped'));
+  revised.resolve(message(1n, 'x'));
+  await agent.promise;
+  await settle();
+  t.false(turn.cancelled.isCancelled());
+  t.false(turn.revised());
+});

@@ -186,14 +186,22 @@ export const startFae = (
   const deliver = makeDeliver(daemonAdapter, logger, redact, senderNames);
 
   const handleMessage = async (message: InboxMessage, signals: TurnSignals) => {
+    // A revision before the answer stops the turn; it is redone on the final text.
+    const stop = turnCancellation(cancelled, signals, () => current.answered);
+    try {
+      return await handleTurn(message, stop);
+    } finally {
+      stop.end();
+    }
+  };
+
+  const handleTurn = async (message: InboxMessage, stop: ReturnType<typeof turnCancellation>) => {
     const { number } = message;
     current = { number, answered: false, dismissed: false };
     const correspondent = correspondentOf(message);
     currentCorrespondent = correspondent;
     const [sender, tools] = await Promise.all([describeSender(message.from), discover()]);
     logger.event('message-received', { message: number, from: sender, type: message.type });
-    // A revision before the answer stops the turn; it is redone on the final text.
-    const stop = turnCancellation(cancelled, signals, () => current.answered);
     let turn: Awaited<ReturnType<typeof conversations.open>>;
     // What the turn ends with: fae's words to the sender, if any, and the
     // note kept in the conversation for a turn that did not answer.

@@ -183,14 +183,29 @@ export const turnCancellation = (
   hasAnswered: () => boolean,
 ) => {
   let revised = false;
+  let over = false;
   const byRevision = signals.revised.then(async () => {
-    if (hasAnswered()) return new Promise<never>(() => {});
+    if (over || hasAnswered()) return new Promise<never>(() => {});
     revised = true;
     return Error('the message was revised');
   });
+  // Under @endo/init, Promise.race is @endo/promise-kit's memo race: a race
+  // stays listed on each contender until it settles, so a race joined by
+  // the agent's cancellation (which settles only at the end) and a turn's
+  // revision (mostly never) would keep every turn, and all it reached,
+  // alive for good. Ending the turn settles the race; that outcome
+  // cancels nothing.
+  const ended = makePromiseKit<undefined>();
+  const outcome = Promise.race([cancelled.promise, byRevision, ended.promise]);
+  const reason = outcome.then(error => error ?? new Promise<never>(() => {}));
   return harden({
-    cancelled: makeCancellation(Promise.race([cancelled.promise, byRevision])),
+    cancelled: makeCancellation(reason),
     revised: () => revised,
+    /** The turn is over: lets go of the agent's cancellation. */
+    end: () => {
+      over = true;
+      ended.resolve(undefined);
+    },
   });
 };
 harden(turnCancellation);

@@ -54,7 +54,7 @@ export const makeFormulator = (kernel: Kernel): Formulator => {
       hostHandle: ownHostHandle,
       store: makePetStore(kernel.markDirty),
       specials: harden(makeSpecials({ agentId, handleId, hostHandle: ownHostHandle, mailHubId })),
-      mailbox: makeMailbox(kernel.markDirty, kernel.dialect === 'feb'),
+      mailbox: makeMailbox(kernel.markDirty, kernel.dialect === 'feb', kernel.dialect === 'aug'),
     };
     kernel.register(agentId, formula);
     return harden({ agentId, handleId });

@@ -57,8 +57,10 @@ export interface Revision {
 /**
  * @param restoreReplyTo February rebuilds every record with a replyTo key
  *   after a restart; later generations keep it only when set
+ * @param keepRevisions August's messageHistory: every revision is kept in
+ *   memory until a restart, as upstream; earlier generations keep none
  */
-export const makeMailbox = (onChange: () => void, restoreReplyTo = true): Mailbox => {
+export const makeMailbox = (onChange: () => void, restoreReplyTo = true, keepRevisions = false): Mailbox => {
   const messages = new Map<bigint, MessageRecord>();
   const resolvers = new Map<bigint, () => void>();
   const followers = new Set<(record: MessageRecord) => void>();
@@ -98,7 +100,9 @@ export const makeMailbox = (onChange: () => void, restoreReplyTo = true): Mailbo
     const record = makeRecord(wire, number, new Date().toISOString(), promise);
     messages.set(number, record);
     resolvers.set(number, () => resolve());
-    revisions.set(number, [harden({ envelope: harden({ ...wire, done: true }), done: true, date: record.date })]);
+    if (keepRevisions) {
+      revisions.set(number, [harden({ envelope: harden({ ...wire, done: true }), done: true, date: record.date })]);
+    }
     for (const follower of [...followers]) follower(record);
     onChange();
     return record;
@@ -116,7 +120,9 @@ export const makeMailbox = (onChange: () => void, restoreReplyTo = true): Mailbo
       dismisser: existing.dismisser,
     }) as MessageRecord;
     messages.set(number, record);
-    revisions.set(number, [...(revisions.get(number) ?? []), harden({ envelope: harden({ ...wire, done }), done, date })]);
+    if (keepRevisions) {
+      revisions.set(number, [...(revisions.get(number) ?? []), harden({ envelope: harden({ ...wire, done }), done, date })]);
+    }
     for (const follower of [...followers]) follower(record);
     onChange();
     return record;
