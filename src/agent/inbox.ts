@@ -61,7 +61,10 @@ const isRevision = (earlier: Seen, later: InboxMessage) =>
 
 /**
  * Numbers remembered at most, per kind; the oldest go first. A message
- * that old is long dismissed (FAE_AUTO_DISMISS) or long answered.
+ * that old is long dismissed (FAE_AUTO_DISMISS) or long answered. They are
+ * not forgotten at their dismissal: the daemon's replay walks the inbox
+ * while new mail also queues, so a message can come again long after it
+ * was handled and dismissed (upstream does the same).
  */
 const REMEMBERED = 65_536;
 
