@@ -60,13 +60,14 @@ const isRevision = (earlier: Seen, later: InboxMessage) =>
   earlier.date !== later.date || earlier.done !== later.done;
 
 /**
- * Numbers remembered at most, per kind; the oldest go first. A message
- * that old is long dismissed (FAE_AUTO_DISMISS) or long answered. They are
- * not forgotten at their dismissal: the daemon's replay walks the inbox
- * while new mail also queues, so a message can come again long after it
- * was handled and dismissed (upstream does the same).
+ * Numbers remembered at most, per kind; the oldest go first (about 3 MB
+ * at most). A message that old is long dismissed (FAE_AUTO_DISMISS) or
+ * long answered. They are not forgotten at their dismissal: the daemon's
+ * replay walks the inbox while new mail also queues, so a message can come
+ * again long after it was handled and dismissed (upstream does the same),
+ * as late as the number of messages that arrived during the replay.
  */
-const REMEMBERED = 65_536;
+const REMEMBERED = 16_384;
 
 const remember = <V>(map: Map<bigint, V>, number: bigint, value: V) => {
   map.set(number, value);

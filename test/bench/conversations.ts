@@ -10,6 +10,7 @@ import { makeScriptedProvider, type RecordedRequest } from '../support/scripted-
 import { canCollectGarbage, settledHeapUsed } from '../support/garbage.js';
 import { estimateRequest } from '../../src/conversations/tokens.js';
 import { stopQuietly } from './counted-fae.js';
+import { startIsolatedFae } from './isolated-fae.js';
 
 const BUDGET = 4000;
 const PERSISTENCE_METHODS = ['storeValue', 'makeDirectory', 'remove'];
@@ -65,9 +66,33 @@ const conversationRun = async (gcImports: boolean) => {
   return { largest, summaries, callsAt100, calls, at100, at1000 };
 };
 
+/**
+ * fae alone in a thread of its own (isolated-fae.ts), answered by its own
+ * model there: its heap after 100 and after 1,000 messages, without the
+ * daemon's records or CapTP's tables on the daemon's side.
+ */
+const isolatedRun = async () => {
+  const fae = await startIsolatedFae({ FAE_CONTEXT_TOKENS: String(BUDGET) });
+  const heapAfter = async (upTo: number, from: number) => {
+    for (let i = from; i <= upTo; i += 1) {
+      await E(fae.host).send('fae', [`question ${i}: what is ${i} times ${i}?`], [], []);
+    }
+    while ((await E(fae.controller).status()).handledMessages < upTo) {
+      await new Promise(resolve => setTimeout(resolve, 20));
+    }
+    await E(fae.host).dismissAll();
+    return fae.heapUsed();
+  };
+  const at100 = await heapAfter(100, 1);
+  const at1000 = await heapAfter(1000, 101);
+  await fae.stop();
+  return { at100, at1000 };
+};
+
 export const benchConversations = async () => {
   const faithful = await conversationRun(false);
   const own = await conversationRun(true);
+  const isolated = await isolatedRun();
   const { largest, summaries, callsAt100, calls, at100, at1000 } = faithful;
   const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MB`;
   console.log(
@@ -85,6 +110,10 @@ export const benchConversations = async () => {
   const rough = canCollectGarbage ? '' : ' (no gc(): rough)';
   const met = own.at1000.heap <= own.at100.heap ? 'met' : 'MISSED';
   const growth = (from: number, to: number) => `${to >= from ? '+' : '-'}${mb(Math.abs(to - from))}`;
+  const isolatedMet = isolated.at1000 <= isolated.at100 ? 'met' : 'MISSED';
+  console.log(
+    `conversations: fae's heap in a thread of its own: after 100 messages ${mb(isolated.at100)}, after 1,000 ${mb(isolated.at1000)} (${growth(isolated.at100, isolated.at1000)}; no higher after 1,000: ${isolatedMet})${rough}`,
+  );
   console.log(
     `conversations: process heap, fae's own (gcImports): after 100 messages ${mb(own.at100.heap)}, after 1,000 ${mb(own.at1000.heap)} (${growth(own.at100.heap, own.at1000.heap)}; no higher after 1,000: ${met})${rough}`,
   );

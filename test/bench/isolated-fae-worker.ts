@@ -1,0 +1,46 @@
+// fae in a thread of its own, for heap readings of fae alone: the
+// simulated daemon and CapTP's tables stay in the main thread, as the real
+// daemon is another process. Talks CapTP over the thread's port; its model
+// answers every message, and writes a short summary when asked for one.
+import { parentPort } from 'node:worker_threads';
+import { getHeapStatistics } from 'node:v8';
+import { Far } from '@endo/far';
+import { makeCapTP } from '@endo/captp';
+import type { ChatMessage, ChatResult, Provider } from '../../providers/types.js';
+import type { CapletContext, GuestPowers, Ref } from '../../src/daemon/endo-types.js';
+import { startFae } from '../../src/agent/fae.js';
+import { releaseGarbage } from '../support/garbage.js';
+
+if (parentPort === null) throw Error('isolated-fae-worker runs as a worker thread');
+const port = parentPort;
+
+const isSummaryRequest = (messages: readonly ChatMessage[]) =>
+  messages[0]?.content.startsWith('You keep the memory of a conversation') ?? false;
+
+const provider: Provider = harden({
+  kind: 'openai',
+  model: 'bench',
+  chat: async (messages: readonly ChatMessage[]) => {
+    const text = isSummaryRequest(messages)
+      ? 'The correspondent asked many numbered questions; Fae answered each.'
+      : `Answer to ${messages.at(-1)?.content.slice(0, 60)}`;
+    return harden({ message: { role: 'assistant', content: text } }) as ChatResult;
+  },
+});
+
+const bootstrap = Far('IsolatedFae', {
+  start: (powers: Ref<GuestPowers>, context: Ref<CapletContext>, env: Record<string, string>) =>
+    startFae(powers, context, { env, provider, write: () => {} }),
+  /** This thread's used heap, in bytes, after collections and CapTP drops. */
+  heapUsed: async () => {
+    await releaseGarbage();
+    return getHeapStatistics().used_heap_size;
+  },
+});
+
+// The rejections CapTP carries reach their callers; it need not print them too.
+const { dispatch } = makeCapTP('isolated-fae', (message: unknown) => port.postMessage(message), bootstrap, {
+  gcImports: true,
+  onReject: () => {},
+});
+port.on('message', message => dispatch(message));

@@ -1,0 +1,45 @@
+// Starts fae in a worker thread (isolated-fae-worker.ts) as the caplet of
+// a local daemon in this thread, so that fae's heap can be read apart from
+// the daemon's and from CapTP's tables on the daemon's side.
+import { Worker } from 'node:worker_threads';
+import { E } from '@endo/far';
+import { makeCapTP } from '@endo/captp';
+import { makeLocalDaemon } from '../../src/local-daemon/index.js';
+import { stopQuietly } from './counted-fae.js';
+
+// `any`: remote references.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type Far = any;
+
+export const startIsolatedFae = async (env: Record<string, string>) => {
+  // The worker inherits this process's --import @endo/init and --expose-gc.
+  const worker = new Worker(new URL('./isolated-fae-worker.js', import.meta.url));
+  const { getBootstrap, dispatch, abort } = makeCapTP(
+    'isolated-fae-parent',
+    (message: unknown) => worker.postMessage(message),
+    undefined,
+    // The rejections CapTP carries reach their callers; it need not print them too.
+    { gcImports: true, onReject: () => {} },
+  );
+  worker.on('message', message => dispatch(message));
+  const isolate: Far = getBootstrap();
+  const daemon = makeLocalDaemon({ gcImports: true });
+  const host: Far = await daemon.host;
+  await E(host).provideGuest('fae', { agentName: 'profile-for-fae' });
+  const controller: Far = await daemon.makeCaplet(
+    (powers, context, options) => E(isolate).start(powers, context, options.env),
+    { powersName: 'profile-for-fae', resultName: 'controller-for-fae', env },
+  );
+  await E(controller).whenStarted();
+  return {
+    host,
+    controller,
+    /** fae's thread's used heap, in bytes, once garbage and drops are settled. */
+    heapUsed: (): Promise<number> => E(isolate).heapUsed(),
+    stop: async () => {
+      await stopQuietly(daemon);
+      abort(Error('bench over'));
+      await worker.terminate();
+    },
+  };
+};
