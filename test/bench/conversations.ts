@@ -77,9 +77,7 @@ const isolatedRun = async () => {
     for (let i = from; i <= upTo; i += 1) {
       await E(fae.host).send('fae', [`question ${i}: what is ${i} times ${i}?`], [], []);
     }
-    while ((await E(fae.controller).status()).handledMessages < upTo) {
-      await new Promise(resolve => setTimeout(resolve, 20));
-    }
+    await fae.whenHandled(upTo);
     await E(fae.host).dismissAll();
     return fae.heapUsed();
   };

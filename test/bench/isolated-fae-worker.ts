@@ -28,9 +28,23 @@ const provider: Provider = harden({
   },
 });
 
+let fae: ReturnType<typeof startFae> | undefined;
+
 const bootstrap = Far('IsolatedFae', {
-  start: (powers: Ref<GuestPowers>, context: Ref<CapletContext>, env: Record<string, string>) =>
-    startFae(powers, context, { env, provider, write: () => {} }),
+  start: (powers: Ref<GuestPowers>, context: Ref<CapletContext>, env: Record<string, string>) => {
+    fae = startFae(powers, context, { env, provider, write: () => {} });
+    return fae;
+  },
+  /**
+   * Resolves once fae has handled `count` messages. Asked here rather than
+   * by polling status() across CapTP, whose every answer CapTP 4.5.1
+   * keeps in this thread for good.
+   */
+  whenHandled: async (count: number) => {
+    while ((fae?.status().handledMessages ?? 0) < count) {
+      await new Promise(resolve => setTimeout(resolve, 10));
+    }
+  },
   /** This thread's used heap, in bytes, after collections and CapTP drops. */
   heapUsed: async () => {
     await releaseGarbage();

@@ -34,6 +34,8 @@ export const startIsolatedFae = async (env: Record<string, string>) => {
   return {
     host,
     controller,
+    /** Resolves once fae has handled `count` messages (one call, not polling). */
+    whenHandled: (count: number): Promise<void> => E(isolate).whenHandled(count),
     /** fae's thread's used heap, in bytes, once garbage and drops are settled. */
     heapUsed: (): Promise<number> => E(isolate).heapUsed(),
     stop: async () => {
