@@ -4,7 +4,7 @@
 // answers, with the new settings. Plain setup notices a pin that holds
 // another fae than controller-for-fae (what the old "cancel, remove, run
 // setup again" recipe left behind) and stops that fae.
-import test from 'ava';
+import test, { type ExecutionContext } from 'ava';
 import { E } from '@endo/far';
 import { makePromiseKit } from '@endo/promise-kit';
 import { main, setupReplace } from '../setup-replace.js';
@@ -57,6 +57,16 @@ const countFrom = async (host: Far, text: string) => {
   const records = (await E(host).listMessages()) as Far[];
   const matches = await Promise.all(records.map(async r => (await notOwn(r)) && messageText(r) === text));
   return matches.filter(Boolean).length;
+};
+
+/** After a restart: two messages, each answered once, by the new model only. */
+const onlyNewFaeAnswers = async (t: ExecutionContext, host: Far, oldLlm: LlmServer) => {
+  await E(host).send('fae', ['Answer the first message'], [], []);
+  await waitFor(host, 'new-model answers first');
+  await E(host).send('fae', ['Answer the second message'], [], []);
+  await waitFor(host, 'new-model answers second');
+  t.is(await countFrom(host, 'new-model answers first'), 1);
+  t.is(oldLlm.chatRequests.length, 0);
 };
 
 const pinnedAndNamed = async (host: Far) => {
@@ -145,12 +155,7 @@ test('setup notices a pin on another fae, as "cancel, remove, run setup again" l
 
   // A restart revives what is pinned or named: only the new fae.
   await daemon.restart();
-  await E(host).send('fae', ['Answer the first message'], [], []);
-  await waitFor(host, 'new-model answers first');
-  await E(host).send('fae', ['Answer the second message'], [], []);
-  await waitFor(host, 'new-model answers second');
-  t.is(await countFrom(host, 'new-model answers first'), 1);
-  t.is(oldLlm.chatRequests.length, 0);
+  await onlyNewFaeAnswers(t, host, oldLlm);
 });
 
 test('setup unpins a second fae that runs beside controller-for-fae, and pins controller-for-fae', async t => {
@@ -181,12 +186,7 @@ test('setup unpins a second fae that runs beside controller-for-fae, and pins co
   t.deepEqual(await pinnedAndNamed(host), [second, second]);
 
   await daemon.restart();
-  await E(host).send('fae', ['Answer the first message'], [], []);
-  await waitFor(host, 'new-model answers first');
-  await E(host).send('fae', ['Answer the second message'], [], []);
-  await waitFor(host, 'new-model answers second');
-  t.is(await countFrom(host, 'new-model answers first'), 1);
-  t.is(oldLlm.chatRequests.length, 0);
+  await onlyNewFaeAnswers(t, host, oldLlm);
 });
 
 test('setup-replace without a fae refuses and creates nothing', async t => {
