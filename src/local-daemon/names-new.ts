@@ -3,6 +3,7 @@
 // special name is `@` and a lowercase word. "3", "SELF" and "A b.c" are
 // ordinary pet names. Edge names may not be the message hub's own names.
 import { q } from '@endo/errors';
+import { assertEdgeNameFree } from './edge-names.js';
 import type { NameRules } from './names.js';
 
 const SPECIAL_NAME = /^@[a-z][a-z0-9-]{0,127}$/;
@@ -60,12 +61,9 @@ export const newNameRules: NameRules = harden({
     return path;
   },
   assertEdgeNames: (edgeNames: readonly string[]) => {
+    // Every name's syntax first, then reserved and repeated names.
     edgeNames.forEach(assertName);
     const seen = new Set<string>();
-    for (const name of edgeNames) {
-      if (RESERVED_EDGE_NAMES.includes(name)) throw Error(`Message name ${q(name)} is reserved`);
-      if (seen.has(name)) throw Error(`Message name ${q(name)} is duplicated`);
-      seen.add(name);
-    }
+    for (const name of edgeNames) assertEdgeNameFree(name, seen, RESERVED_EDGE_NAMES);
   },
 });

@@ -3,6 +3,7 @@
 // Interface guards only check that names are strings; these checks run
 // first inside every method.
 import { q } from '@endo/errors';
+import { assertEdgeNameFree } from './edge-names.js';
 import type { Dialect } from '../daemon/dialect.js';
 import { newNameRules } from './names-new.js';
 
@@ -81,9 +82,7 @@ export const assertEdgeNames = (edgeNames: readonly string[]): void => {
   const seen = new Set<string>();
   for (const name of edgeNames) {
     assertName(name);
-    if (RESERVED_EDGE_NAMES.includes(name)) throw Error(`Message name ${q(name)} is reserved`);
-    if (seen.has(name)) throw Error(`Message name ${q(name)} is duplicated`);
-    seen.add(name);
+    assertEdgeNameFree(name, seen, RESERVED_EDGE_NAMES);
   }
 };
 harden(assertEdgeNames);
