@@ -11,7 +11,7 @@ import { make as makeWriteFile } from '../tools/write-file.js';
 import { make as makeEditFile } from '../tools/edit-file.js';
 import { make as makeListDir } from '../tools/list-dir.js';
 import { tempDirs } from './support/temp-dirs.js';
-import { rootEscapes } from './support/root-escapes.js';
+import { makeEscapeTree, rootEscapes } from './support/root-escapes.js';
 
 const tempDir = tempDirs('fae-fs-');
 
@@ -27,18 +27,9 @@ const tempDir = tempDirs('fae-fs-');
  */
 const makeTree = () => {
   const tmp = tempDir();
-  const root = path.join(tmp, 'app');
-  fs.mkdirSync(path.join(root, 'sub'), { recursive: true });
+  const root = makeEscapeTree(tmp);
   fs.mkdirSync(path.join(root, 'empty'));
-  fs.mkdirSync(path.join(tmp, 'app-secrets'));
-  fs.mkdirSync(path.join(tmp, 'outside'));
   fs.writeFileSync(path.join(root, 'inside.txt'), 'inside\n');
-  fs.writeFileSync(path.join(root, 'sub', 'nested.txt'), 'nested\n');
-  fs.writeFileSync(path.join(tmp, 'app-secrets', 'secret.txt'), 'SECRET\n');
-  fs.writeFileSync(path.join(tmp, 'outside', 'x.txt'), 'outside\n');
-  fs.symlinkSync('sub', path.join(root, 'link-in'));
-  fs.symlinkSync('../outside', path.join(root, 'link-out'));
-  fs.symlinkSync('../app-secrets/secret.txt', path.join(root, 'link-secret'));
   fs.symlinkSync('../app-secrets/planted.txt', path.join(root, 'dangling'));
   const options = harden({ env: { FAE_CWD: root } });
   return {

@@ -13,7 +13,7 @@ import { makeLocalDaemon } from './support/daemon.js';
 import { toolUrl } from './support/tool-caplets.js';
 import { detectDialect, specialNames } from '../src/daemon/dialect.js';
 import { FileChanged, replaceFileAtomically } from '../src/tool-kit/atomic-write.js';
-import { rootEscapes } from './support/root-escapes.js';
+import { makeEscapeTree, rootEscapes } from './support/root-escapes.js';
 
 /**
  * tmp/app          the root (FAE_CWD), with the given files
@@ -28,16 +28,7 @@ const setup = async (t: ExecutionContext, files: Record<string, string> = {}) =>
     await daemon.stop();
     fs.rmSync(tmp, { recursive: true, force: true });
   });
-  const root = path.join(tmp, 'app');
-  fs.mkdirSync(path.join(root, 'sub'), { recursive: true });
-  fs.mkdirSync(path.join(tmp, 'app-secrets'));
-  fs.mkdirSync(path.join(tmp, 'outside'));
-  fs.writeFileSync(path.join(root, 'sub', 'nested.txt'), 'nested\n');
-  fs.writeFileSync(path.join(tmp, 'app-secrets', 'secret.txt'), 'SECRET\n');
-  fs.writeFileSync(path.join(tmp, 'outside', 'x.txt'), 'outside\n');
-  fs.symlinkSync('sub', path.join(root, 'link-in'));
-  fs.symlinkSync('../outside', path.join(root, 'link-out'));
-  fs.symlinkSync('../app-secrets/secret.txt', path.join(root, 'link-secret'));
+  const root = makeEscapeTree(tmp);
   for (const [name, content] of Object.entries(files)) {
     fs.writeFileSync(path.join(root, name), content);
   }
