@@ -10,6 +10,7 @@ import type { GuestPowers, Ref } from './endo-types.js';
 import type { Logger } from '../logging/log.js';
 import { makeFollowReader } from './follow-reader.js';
 import { readNameChange } from './name-changes.js';
+import { DEFAULT_RETRY_MS, backoffMs, pause, type RetryMs } from './backoff.js';
 import type { NameChange, OpenFollower, PetNameChange } from './name-changes.js';
 
 export interface OwnNamesListener {
@@ -38,21 +39,15 @@ export interface OwnNamesOptions {
   /** Turns the far reference into a local iterator (both generations' shapes). */
   readonly openFollower?: OpenFollower;
   /** Waits before re-subscribing: first, then doubling up to max, in ms. */
-  readonly retryMs?: { readonly first: number; readonly max: number };
+  readonly retryMs?: RetryMs;
 }
-
-const pause = (ms: number) =>
-  new Promise<void>(resolve => {
-    const timer = setTimeout(resolve, ms);
-    timer.unref?.();
-  });
 
 export const watchOwnNames = (
   powers: Ref<GuestPowers>,
   {
     logger,
     openFollower = ref => makeFollowReader<NameChange>(ref as object),
-    retryMs = { first: 100, max: 30_000 },
+    retryMs = DEFAULT_RETRY_MS,
   }: OwnNamesOptions,
 ): OwnNamesWatch => {
   const listeners = new Set<OwnNamesListener>();
@@ -93,7 +88,7 @@ export const watchOwnNames = (
       if (stopped) return;
       lose();
       iterator?.return?.().catch(() => {});
-      const retryInMs = Math.min(retryMs.max, retryMs.first * 2 ** failures);
+      const retryInMs = backoffMs(retryMs, failures);
       failures += 1;
       logger.warn('names-follow-lost', { error, retryInMs });
       void pause(retryInMs).then(() => {

@@ -23,6 +23,7 @@ import { followToolsDirectory } from './tools-follower.js';
 import { watchToolsBinding } from './tools-binding.js';
 import type { NameChange, OpenFollower } from './tools-follower.js';
 import { watchOwnNames } from '../daemon/own-names.js';
+import { DEFAULT_RETRY_MS, type RetryMs } from '../daemon/backoff.js';
 import type { OwnNamesWatch } from '../daemon/own-names.js';
 
 export type ToolDiscovery = 'follow' | 'list';
@@ -41,7 +42,7 @@ export interface ToolRegistryOptions {
    */
   readonly openFollower?: OpenFollower;
   /** Waits before re-subscribing: first, then doubling up to max, in ms. */
-  readonly retryMs?: { readonly first: number; readonly max: number };
+  readonly retryMs?: RetryMs;
   /**
    * The watch of fae's top-level names, shared with others who need it;
    * by default the registry makes its own (and stops it with itself).
@@ -86,7 +87,7 @@ export const makeToolRegistry = (
     reported = new Set(),
     discovery = 'follow',
     openFollower = ref => makeFollowReader<NameChange>(ref as object),
-    retryMs = { first: 100, max: 30_000 },
+    retryMs = DEFAULT_RETRY_MS,
     ownNames,
   }: ToolRegistryOptions = {},
 ): ToolRegistry => {

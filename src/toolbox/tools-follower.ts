@@ -8,6 +8,7 @@
 import { E } from '@endo/far';
 import type { GuestPowers, Ref } from '../daemon/endo-types.js';
 import { readNameChange } from '../daemon/name-changes.js';
+import { backoffMs, pause, type RetryMs } from '../daemon/backoff.js';
 import type { NameChange, OpenFollower, PetNameChange } from '../daemon/name-changes.js';
 import { TOOLS_DIRECTORY } from './tools.js';
 
@@ -18,7 +19,7 @@ export type ToolsChange = PetNameChange;
 
 export interface FollowToolsOptions {
   readonly openFollower: OpenFollower;
-  readonly retryMs: { readonly first: number; readonly max: number };
+  readonly retryMs: RetryMs;
   /** How long catching up may take before unseen listed names count as gone. */
   readonly syncTimeoutMs: number;
   readonly onSubscribed: (directory: unknown) => void;
@@ -29,12 +30,6 @@ export interface FollowToolsOptions {
   readonly onLost: (error: unknown, retryInMs: number) => void;
   readonly isStopped: () => boolean;
 }
-
-const pause = (ms: number) =>
-  new Promise<void>(resolve => {
-    const timer = setTimeout(resolve, ms);
-    timer.unref?.();
-  });
 
 export const followToolsDirectory = (powers: Ref<GuestPowers>, options: FollowToolsOptions) => {
   const { openFollower, retryMs, syncTimeoutMs, onSubscribed, onChange, onCaughtUp, onLost, isStopped } =
@@ -118,7 +113,7 @@ export const followToolsDirectory = (powers: Ref<GuestPowers>, options: FollowTo
       .then(() => (mine === generation && !isStopped() ? subscribe(mine) : undefined))
       .catch(error => {
         if (mine !== generation || isStopped()) return;
-        const retryInMs = Math.min(retryMs.max, retryMs.first * 2 ** failures);
+        const retryInMs = backoffMs(retryMs, failures);
         failures += 1;
         onLost(error, retryInMs);
         firstOutcome?.();
