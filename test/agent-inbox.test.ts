@@ -145,9 +145,9 @@ test('a revision during an unanswered turn restarts it on the final text; one af
       if (turns.length === 1) {
         // The first turn has not answered when the revision comes: it gives up.
         await signals.revised;
-        return false;
+        return 'revised';
       }
-      return true;
+      return 'answered';
     },
     onIgnoredEdit: m => ignored.push(String(textOf(m))),
   });
@@ -167,6 +167,36 @@ test('a revision during an unanswered turn restarts it on the final text; one af
   await settle();
   t.deepEqual(turns, ['…', 'Hello, world']);
   t.deepEqual(ignored, ['Hello, world!']);
+  cancel.resolve(Error('cancelled'));
+  await following;
+});
+
+test('a number comes again long after its turn: a dismissed one starts nothing, a kept one reports its edits', async t => {
+  const { daemon, push } = makeFedReader();
+  const cancel = makePromiseKit<Error>();
+  const answered: string[] = [];
+  const ignored: string[] = [];
+  const following = followInbox(daemon, {
+    cancelled: makeCancellation(cancel.promise),
+    // Even numbers are dismissed after their turn, odd ones stay in the inbox.
+    onMessage: async m => {
+      answered.push(String(m.number));
+      return m.number % 2n === 0n ? 'dismissed' : 'answered';
+    },
+    onIgnoredEdit: m => ignored.push(String(m.number)),
+  });
+  const first = Array.from({ length: 600 }, (_, i) => message(BigInt(i), `q${i}`));
+  push(...first);
+  await settle();
+  t.is(answered.length, 600);
+  // The live feed's late copies of a long replay, then edits of two answered messages.
+  push(...first.slice(0, 500), edit(first[7], 'q7 edited', true), edit(first[8], 'q8 edited', true));
+  await settle();
+  t.is(answered.length, 600);
+  t.deepEqual(ignored, ['7']);
+  push(message(600n, 'q600'));
+  await settle();
+  t.deepEqual(answered.slice(-1), ['600']);
   cancel.resolve(Error('cancelled'));
   await following;
 });

@@ -26,8 +26,7 @@ import { FAE_SYSTEM_PROMPT } from './system-prompt.js';
 import { runTurn } from './turn.js';
 import { makeConversations } from '../conversations/conversations.js';
 import { CONVERSATIONS_DIRECTORY } from '../conversations/store.js';
-import type { TurnSignals } from './inbox.js';
-import { followInbox, turnCancellation } from './inbox.js';
+import { followInbox, turnCancellation, type TurnEnd, type TurnSignals } from './inbox.js';
 import { whenCancelled } from './cancellation.js';
 import { FAE_HELP, helpFor } from './fae-help.js';
 import { bestEffort } from './best-effort.js';
@@ -84,13 +83,19 @@ export const startFae = (
   let outputTokens = 0;
   let lastError = '';
 
-  /** Dismissals fae makes for itself: a refusal is logged, never thrown. */
+  /**
+   * Dismissals fae makes for itself: a refusal is logged, never thrown.
+   * Resolves whether the message is gone.
+   */
   const dismiss = (number: bigint) =>
     E(powers)
       .dismiss(number)
       .then(
-        () => undefined,
-        error => logger.warn('dismiss-failed', { message: number, error }),
+        () => true,
+        error => {
+          logger.warn('dismiss-failed', { message: number, error });
+          return false;
+        },
       );
 
   // One private conversation per correspondent and thread (src/conversations/).
@@ -195,7 +200,7 @@ export const startFae = (
     }
   };
 
-  const handleTurn = async (message: InboxMessage, stop: ReturnType<typeof turnCancellation>) => {
+  const handleTurn = async (message: InboxMessage, stop: ReturnType<typeof turnCancellation>): Promise<TurnEnd> => {
     const { number } = message;
     current = { number, answered: false, dismissed: false };
     const correspondent = correspondentOf(message);
@@ -212,8 +217,7 @@ export const startFae = (
         // Stored before a restart came between it and its dismissal.
         logger.event('message-already-handled', { message: number });
         handledMessages += 1;
-        if (config.autoDismiss) await dismiss(number);
-        return;
+        return config.autoDismiss && (await dismiss(number)) ? 'dismissed' : 'answered';
       }
       const outcome = await runTurn(turn.messages, tools, {
         provider: meteredProvider,
@@ -231,9 +235,10 @@ export const startFae = (
         turn.abandon();
         if (stop.revised()) {
           logger.event('turn-abandoned', { message: number, reason: 'revised' });
-          return false;
+          return 'revised';
         }
-        return undefined;
+        // Cancelled with fae: nothing follows.
+        return 'answered';
       }
       // Counted before answering, so status() agrees with what was answered.
       handledMessages += 1;
@@ -277,12 +282,13 @@ export const startFae = (
     // and the store replays the message after a restart, so the sender
     // may hear twice, never not at all.
     if (closing.text !== undefined) await deliver(message, closing.text);
-    await Promise.all([
+    const [, dismissed] = await Promise.all([
       turn?.finish(closing.note),
       // Handled messages are dismissed so a restart does not replay them.
-      config.autoDismiss || current.dismissed ? dismiss(number) : undefined,
+      config.autoDismiss || current.dismissed ? dismiss(number) : false,
     ]);
     logger.event('message-done', { message: number, messageId: message.messageId });
+    return dismissed ? 'dismissed' : 'answered';
   };
 
   const run = async () => {

@@ -14,11 +14,14 @@
 //   - a revision of a message already answered starts no second turn:
 //     fae keeps its answer and tells onIgnoredEdit;
 //   - fae's own sent copies are skipped.
+// What fae keeps per message handled is constant: the numbers as ranges,
+// and a revision's date only while the message can still be edited.
 // Everything stops when the agent is cancelled.
 import { makePromiseKit } from '@endo/promise-kit';
 import type { DaemonAdapter, InboxMessage } from '../daemon/adapter.js';
 import type { Cancellation } from './cancellation.js';
 import { makeCancellation } from './cancellation.js';
+import { makeNumberSet } from './number-set.js';
 
 /** What a turn is told about its message while it runs. */
 export interface TurnSignals {
@@ -26,14 +29,18 @@ export interface TurnSignals {
   readonly revised: Promise<InboxMessage>;
 }
 
+/**
+ * How a turn ended, as onMessage tells it (nothing means 'answered'):
+ * - 'revised': it gave up without answering, because the message was revised;
+ * - 'answered': the message is answered (or never will be) and stays in the inbox;
+ * - 'dismissed': answered and dismissed, so the daemon refuses its edits.
+ */
+export type TurnEnd = 'revised' | 'answered' | 'dismissed';
+
 export interface FollowInboxOptions {
   readonly cancelled: Cancellation;
-  /**
-   * Runs one turn. Resolving false means the turn gave up without
-   * answering because the message was revised; anything else means the
-   * message is answered (or will never be).
-   */
-  readonly onMessage: (message: InboxMessage, signals: TurnSignals) => Promise<boolean | void>;
+  /** Runs one turn. */
+  readonly onMessage: (message: InboxMessage, signals: TurnSignals) => Promise<TurnEnd | void>;
   /** Told of fae's own sent copies (once per number), which start no turn. */
   readonly onOwnMessage?: (message: InboxMessage) => void;
   /** Told of each revision of a message fae has already taken up. */
@@ -43,10 +50,10 @@ export interface FollowInboxOptions {
 const STOP: unique symbol = Symbol('stop');
 
 /**
- * What fae keeps of a message it has taken up: enough to tell a revision
- * from the same revision again, and not the record itself, whose
- * dismisser and promise would otherwise stay held (here and in CapTP's
- * tables) for as long as fae runs.
+ * What fae keeps of a message it has answered while the message can still
+ * be edited: enough to tell a revision from the same revision again, and
+ * not the record itself, whose dismisser and promise would otherwise stay
+ * held (here and in CapTP's tables).
  */
 interface Seen {
   readonly date: string;
@@ -60,19 +67,12 @@ const isRevision = (earlier: Seen, later: InboxMessage) =>
   earlier.date !== later.date || earlier.done !== later.done;
 
 /**
- * Numbers remembered at most, per kind; the oldest go first (about 3 MB
- * at most). A message that old is long dismissed (FAE_AUTO_DISMISS) or
- * long answered. They are not forgotten at their dismissal: the daemon's
- * replay walks the inbox while new mail also queues, so a message can come
- * again long after it was handled and dismissed (upstream does the same),
- * as late as the number of messages that arrived during the replay.
+ * Answered messages still in the inbox whose revisions fae tells apart, at
+ * most (FAE_AUTO_DISMISS off keeps them all there); past it, an edit of
+ * one of the oldest passes for the same revision again, which starts no
+ * turn either.
  */
-const REMEMBERED = 16_384;
-
-const remember = <V>(map: Map<bigint, V>, number: bigint, value: V) => {
-  map.set(number, value);
-  if (map.size > REMEMBERED) map.delete(map.keys().next().value as bigint);
-};
+const REVISABLE = 16_384;
 
 export const followInbox = async (
   daemon: Pick<DaemonAdapter, 'followMessages' | 'isOwnMessage'>,
@@ -84,13 +84,19 @@ export const followInbox = async (
   const reader = daemon.followMessages();
   // Not yet taken up: the latest revision per number, in arrival order.
   const waiting = new Map<bigint, InboxMessage>();
-  // Taken up (turn started or over): the last revision seen per number.
-  const taken = new Map<bigint, Seen>();
-  const own = new Map<bigint, true>();
+  // Every number whose turn is over, and fae's own copies. The daemon's
+  // replay can yield a number again long after it was handled and
+  // dismissed (as late as the number of messages that arrived during the
+  // replay), so none is ever forgotten; kept as ranges, they cost nothing.
+  const over = makeNumberSet();
+  // Answered and not dismissed: the last revision seen per number.
+  const revisable = new Map<bigint, Seen>();
   let readerEnded = false;
   let arrived = makePromiseKit<void>();
   // The message whose turn runs, and the revisions that came meanwhile.
-  let running: { number: bigint; revised: ReturnType<typeof makePromiseKit<InboxMessage>>; latest?: InboxMessage } | undefined;
+  let running:
+    | { number: bigint; seen: Seen; revised: ReturnType<typeof makePromiseKit<InboxMessage>>; latest?: InboxMessage }
+    | undefined;
 
   const read = async () => {
     for (;;) {
@@ -98,31 +104,40 @@ export const followInbox = async (
       const next = await Promise.race([reader.next(), halt.promise]);
       if (next === STOP || next.done) break;
       const message = next.value;
-      if (daemon.isOwnMessage(message)) {
-        if (!own.has(message.number)) {
-          remember(own, message.number, true);
-          onOwnMessage?.(message);
+      const { number } = message;
+      if (running?.number === number) {
+        if (isRevision(running.seen, message)) {
+          running.seen = seenOf(message);
+          running.latest = message;
+          running.revised.resolve(message);
         }
-        continue;
-      }
-      const known = taken.get(message.number);
-      if (known !== undefined) {
-        if (isRevision(known, message)) {
-          taken.set(message.number, seenOf(message));
-          if (running?.number === message.number) {
-            running.latest = message;
-            running.revised.resolve(message);
-          } else {
-            onIgnoredEdit?.(message);
-          }
+      } else if (waiting.has(number)) {
+        waiting.set(number, message);
+        arrived.resolve();
+      } else if (over.has(number)) {
+        const known = revisable.get(number);
+        if (known !== undefined && isRevision(known, message)) {
+          revisable.set(number, seenOf(message));
+          onIgnoredEdit?.(message);
         }
-        continue;
+      } else if (daemon.isOwnMessage(message)) {
+        over.add(number);
+        onOwnMessage?.(message);
+      } else {
+        waiting.set(number, message);
+        arrived.resolve();
       }
-      waiting.set(message.number, message);
-      arrived.resolve();
     }
     readerEnded = true;
     arrived.resolve();
+  };
+
+  /** The turn of `number` is over: later copies of it start nothing. */
+  const close = (number: bigint, seen: Seen, end: TurnEnd | void) => {
+    over.add(number);
+    if (end === 'dismissed') return;
+    revisable.set(number, seen);
+    if (revisable.size > REVISABLE) revisable.delete(revisable.keys().next().value as bigint);
   };
 
   const work = async () => {
@@ -137,22 +152,23 @@ export const followInbox = async (
         continue;
       }
       waiting.delete(ready.number);
-      remember(taken, ready.number, seenOf(ready));
-      const turn = { number: ready.number, revised: makePromiseKit<InboxMessage>() } as NonNullable<typeof running>;
+      const turn: NonNullable<typeof running> = {
+        number: ready.number,
+        seen: seenOf(ready),
+        revised: makePromiseKit<InboxMessage>(),
+      };
       running = turn;
       // eslint-disable-next-line no-await-in-loop -- one turn at a time
-      const outcome = await Promise.race([onMessage(ready, harden({ revised: turn.revised.promise })), halt.promise]);
+      const end = await Promise.race([onMessage(ready, harden({ revised: turn.revised.promise })), halt.promise]);
       running = undefined;
-      if (outcome === STOP) return;
-      if (turn.latest !== undefined) {
-        if (outcome === false) {
-          // Given up for the revision: it waits (for done) like new mail.
-          taken.delete(ready.number);
-          waiting.set(ready.number, turn.latest);
-        } else {
-          onIgnoredEdit?.(turn.latest);
-        }
+      if (end === STOP) return;
+      if (turn.latest !== undefined && end === 'revised') {
+        // Given up for the revision: it waits (for done) like new mail.
+        waiting.set(ready.number, turn.latest);
+        continue;
       }
+      close(ready.number, turn.seen, end);
+      if (turn.latest !== undefined) onIgnoredEdit?.(turn.latest);
     }
   };
 
