@@ -176,6 +176,48 @@ test('threads: a reply to fae continues that thread; another thread of the same 
   t.false(requestText(6).includes('zeta'));
 });
 
+test('a reply to a message folded into the summary continues its thread, also after a restart', async t => {
+  t.timeout(BUSY_TIMEOUT_MS);
+  const llm = makeScriptedProvider();
+  const answer = (request: { messages: readonly { role: string; content: string }[] }) =>
+    request.messages[0].content.startsWith('You keep the memory of a conversation')
+      ? { text: 'HOST spoke of alpha, two and three.' }
+      : { text: `re: ${request.messages.filter(m => m.role === 'user').at(-1)?.content.replace(/^Message #\d+ from [^:]*: /, '')}` };
+  for (let i = 0; i < 12; i += 1) llm.push(answer);
+  const { host, nextFromFae, daemon, logs } = await startFaeInDaemon({
+    provider: llm.provider,
+    env: { FAE_MAX_TRANSCRIPT: '3' },
+  });
+  t.teardown(() => daemon.stop());
+  const ready = await nextFromFae(WAIT_MS);
+  const lastRequest = () => JSON.stringify(llm.requests.at(-1)!.messages);
+
+  await E(host).send('fae', ['alpha: the first'], [], []);
+  const answerAlpha = await nextFromFae(WAIT_MS);
+  await E(host).reply(ready.number, ['beta: another thread'], [], []);
+  await nextFromFae(WAIT_MS);
+  for (const text of ['two', 'three']) {
+    await E(host).send('fae', [text], [], []);
+    await nextFromFae(WAIT_MS);
+  }
+  // The main thread has folded alpha's turn into its summary.
+  t.true(logs.some(line => line.includes('conversation-compacted')));
+  t.false(lastRequest().includes('alpha: the first'));
+
+  const continuesMain = () => {
+    const request = lastRequest();
+    t.true(request.includes('HOST spoke of alpha'));
+    t.false(request.includes('beta'));
+  };
+  await E(host).reply(answerAlpha.number, ['delta: back to alpha'], [], []);
+  t.is(messageText(await nextFromFae(WAIT_MS)), 're: delta: back to alpha');
+  continuesMain();
+  await daemon.restart();
+  await E(host).reply(answerAlpha.number, ['epsilon: alpha once more'], [], []);
+  t.is(messageText(await nextFromFae(WAIT_MS)), 're: epsilon: alpha once more');
+  continuesMain();
+});
+
 test('a secret never reaches what is stored, even when said, called with and answered', async t => {
   t.timeout(BUSY_TIMEOUT_MS);
   const canary = 'canary-token-7f3a9c2e5b1d';

@@ -10,12 +10,7 @@ import type { Redact } from '../logging/redact.js';
 import { summarize, turnsToFold } from './compaction.js';
 import { RECORD_VERSION, redactMessage, type ConversationRecord } from './records.js';
 import { makeConversationStore } from './store.js';
-import {
-  MAIN_THREAD,
-  conversationKey,
-  correspondentPrefix,
-  makeThreadIndex,
-} from './threads.js';
+import { MAIN_THREAD, conversationKey, correspondentPrefix } from './threads.js';
 import { estimateMessages, estimateRequest, estimateSchemas, makeTokenMeter } from './tokens.js';
 import { windowRequest } from './window.js';
 
@@ -61,12 +56,24 @@ interface OwnCopy {
 /** Own copies waiting for their conversation's next record, at most. */
 const OWN_COPIES_LIMIT = 4096;
 
+/**
+ * Ids of messages folded into a conversation's summary that it still
+ * knows as its own, the latest first kept: a reply to one of them
+ * continues the thread (threads.ts).
+ */
+const EARLIER_IDS = 256;
+
+/** The message ids a turn holds: the incoming one, and what fae sent. */
+const idsOf = (turn: Turn) => (turn.messageId.startsWith('#') ? turn.sent : [turn.messageId, ...turn.sent]);
+
 interface Conversation {
   readonly key: string;
   readonly correspondent: string;
   readonly thread: string;
   summary: string | undefined;
   turns: Turn[];
+  /** Ids of messages in turns folded into the summary (EARLIER_IDS). */
+  earlier: readonly string[];
   nextSeq: number;
   /**
    * What every request of the next turn opens with (system prompt,
@@ -111,6 +118,7 @@ export interface OpenTurn {
  */
 const frozenList = (messages: ChatMessage[]): readonly ChatMessage[] => Object.freeze(messages);
 
+/** A message's id; on the February daemon, which gives none, its number. */
 const idOf = (message: MessageRecord) =>
   typeof message.messageId === 'string' ? message.messageId : `#${message.number}`;
 
@@ -119,7 +127,6 @@ export const makeConversations = (
   { provider, limits, systemPrompt, redact, logger, onUsage, dismissOwnCopies = async () => {} }: ConversationsOptions,
 ) => {
   const store = makeConversationStore(powers, logger);
-  const index = makeThreadIndex();
   const meter = makeTokenMeter();
   const held = new Map<string, Conversation>();
   /** Stored but not read back yet in this incarnation. */
@@ -131,7 +138,7 @@ export const makeConversations = (
    */
   const ownCopies = new Map<bigint, OwnCopy>();
   const systemMessage: ChatMessage = harden({ role: 'system', content: systemPrompt });
-  let openTurn: { conversation: Conversation; forgotten: boolean } | undefined;
+  let openTurn: { conversation: Conversation; messageId: string; forgotten: boolean } | undefined;
 
   const headOf = (conversation: Conversation): ChatMessage[] =>
     conversation.summary === undefined
@@ -150,6 +157,7 @@ export const makeConversations = (
     thread,
     summary: undefined,
     turns: [],
+    earlier: [],
     nextSeq: 1,
     opening: undefined,
   });
@@ -157,10 +165,29 @@ export const makeConversations = (
   const adopt = (conversation: Conversation) => {
     held.set(conversation.key, conversation);
     unread.delete(conversation.key);
-    for (const turn of conversation.turns) {
-      index.noteMessage(turn.messageId, conversation.key);
-      for (const id of turn.sent) index.noteMessage(id, conversation.key);
+  };
+
+  /** Whether message `id` is one of `conversation`'s, folded or not. */
+  const holds = (conversation: Conversation, id: string) =>
+    (openTurn?.conversation === conversation && openTurn.messageId === id) ||
+    conversation.turns.some(turn => turn.messageId === id || turn.sent.includes(id)) ||
+    conversation.earlier.includes(id);
+
+  /**
+   * The held conversation of `correspondent` that message `messageId`
+   * belongs to. fae's own messages whose ids are not stored yet lead back
+   * to what they answered (a short chain).
+   */
+  const conversationOf = (messageId: string, correspondent: string) => {
+    let id: string | undefined = messageId;
+    for (let step = 0; id !== undefined && step < 8; step += 1) {
+      for (const conversation of held.values()) {
+        if (conversation.correspondent === correspondent && holds(conversation, id)) return conversation;
+      }
+      const copy: OwnCopy | undefined = [...ownCopies.values()].find(own => own.messageId === id);
+      id = copy?.replyTo;
     }
+    return undefined;
   };
 
   /** Reads a stored conversation; unusable data gives a fresh one. */
@@ -174,6 +201,7 @@ export const makeConversations = (
     for (const record of records) {
       if (record.kind === 'summary') {
         conversation.summary = record.text;
+        conversation.earlier = record.earlier ?? [];
         conversation.turns.push(...record.turns.map(turn => ({ ...turn, sent: turn.sent ?? [] })));
       } else {
         conversation.turns.push({
@@ -212,11 +240,7 @@ export const makeConversations = (
   const threadFor = async (message: MessageRecord, correspondent: string) => {
     const { replyTo } = message;
     if (typeof replyTo !== 'string' || replyTo === '') return MAIN_THREAD;
-    const lookup = () => {
-      const key = index.conversationOf(replyTo);
-      const conversation = key === undefined ? undefined : held.get(key);
-      return conversation?.correspondent === correspondent ? conversation.thread : undefined;
-    };
+    const lookup = () => conversationOf(replyTo, correspondent)?.thread;
     const known = lookup();
     if (known !== undefined) return known;
     await readAllOf(correspondent);
@@ -237,9 +261,9 @@ export const makeConversations = (
     }
   };
 
-  /** The own copies that belong to conversation `key`, now that it writes. */
-  const ownCopiesOf = (key: string) =>
-    [...ownCopies.values()].filter(copy => index.conversationOf(copy.replyTo) === key);
+  /** The own copies that belong to `conversation`, now that it writes. */
+  const ownCopiesOf = (conversation: Conversation) =>
+    [...ownCopies.values()].filter(copy => conversationOf(copy.replyTo, conversation.correspondent) === conversation);
 
   /** Their links are stored (or their conversation gone): they may go. */
   const release = async (copies: readonly OwnCopy[]) => {
@@ -303,6 +327,7 @@ export const makeConversations = (
         outputTokens,
       });
       conversation.summary = redact(summary.text);
+      conversation.earlier = harden([...conversation.earlier, ...folded.flatMap(idsOf)].slice(-EARLIER_IDS));
       conversation.turns = conversation.turns.slice(batch);
       conversation.opening = undefined;
       const seq = conversation.nextSeq;
@@ -320,6 +345,7 @@ export const makeConversations = (
           seq,
           text: conversation.summary,
           turns: [...conversation.turns],
+          ...(conversation.earlier.length > 0 ? { earlier: conversation.earlier } : {}),
         }),
         true,
       );
@@ -381,8 +407,7 @@ export const makeConversations = (
     const conversation = await provide(correspondent, await threadFor(message, correspondent));
     const messageId = idOf(message);
     if (conversation.turns.some(turn => turn.messageId === messageId)) return undefined;
-    index.noteMessage(messageId, conversation.key);
-    const state = { conversation, forgotten: false };
+    const state = { conversation, messageId, forgotten: false };
     openTurn = state;
     const messages: ChatMessage[] = [harden({ role: 'user', content: redact(text) })];
     const turn: OpenTurn = {
@@ -395,7 +420,7 @@ export const makeConversations = (
         const kept = harden(all.map(m => redactMessage(m, redact)));
         const seq = conversation.nextSeq;
         conversation.nextSeq += 1;
-        const copies = ownCopiesOf(conversation.key);
+        const copies = ownCopiesOf(conversation);
         const sent = harden(copies.map(copy => copy.messageId));
         conversation.turns.push({ seq, messageId, messages: kept, sent });
         conversation.opening = undefined;
@@ -423,16 +448,14 @@ export const makeConversations = (
   const forget = async (correspondent: string) => {
     const prefix = correspondentPrefix(correspondent);
     const keys = new Set([...unread].filter(key => key.startsWith(prefix)));
-    for (const conversation of held.values()) {
-      if (conversation.correspondent === correspondent) keys.add(conversation.key);
-    }
-    // Their own copies teach nothing any more (found before the links go).
-    const orphans = [...keys].flatMap(ownCopiesOf);
+    const mine = [...held.values()].filter(conversation => conversation.correspondent === correspondent);
+    for (const conversation of mine) keys.add(conversation.key);
+    // Their own copies teach nothing any more (found before the threads go).
+    const orphans = mine.flatMap(ownCopiesOf);
     await Promise.all(
       [...keys].map(key => {
         held.delete(key);
         unread.delete(key);
-        index.dropConversation(key);
         return store.removeConversation(key);
       }),
     );
@@ -456,7 +479,6 @@ export const makeConversations = (
      */
     noteOwnMessage: async (message: MessageRecord) => {
       const { messageId, replyTo, number } = message;
-      index.noteOwnMessage(messageId, replyTo);
       if (typeof messageId !== 'string' || messageId === '' || typeof replyTo !== 'string' || replyTo === '') {
         await dismissOwnCopies(harden([number]));
         return;

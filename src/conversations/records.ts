@@ -46,6 +46,12 @@ export interface SummaryRecord {
   readonly seq: number;
   readonly text: string;
   readonly turns: readonly KeptTurn[];
+  /**
+   * Ids of the latest messages folded into the summary, so that a reply
+   * to one still continues the thread. Absent in records written before
+   * it existed, and when there are none.
+   */
+  readonly earlier?: readonly string[];
 }
 
 export type ConversationRecord = TurnRecord | SummaryRecord;
@@ -135,10 +141,11 @@ const checkTurnMessages = (value: unknown, where: string): readonly ChatMessage[
   return messages;
 };
 
-const checkSent = (value: unknown, where: string) => {
+/** An optional list of message ids (`what` names it in the reason). */
+const checkIds = (value: unknown, where: string, what = 'sent') => {
   if (value === undefined) return;
   if (!Array.isArray(value) || value.some(id => typeof id !== 'string')) {
-    throw Error(`${where} has malformed sent message ids`);
+    throw Error(`${where} has malformed ${what} message ids`);
   }
 };
 
@@ -162,7 +169,7 @@ export const checkRecord = (
   if (value.seq !== seqOfNodeName(name)) throw Error(`${where} has sequence ${q(value.seq)}`);
   if (value.kind === 'turn') {
     if (typeof value.messageId !== 'string') throw Error(`${where} has no message id`);
-    checkSent(value.sent, where);
+    checkIds(value.sent, where);
     checkTurnMessages(value.messages, where);
     return value as unknown as TurnRecord;
   }
@@ -170,11 +177,12 @@ export const checkRecord = (
     if (typeof value.text !== 'string' || !Array.isArray(value.turns)) {
       throw Error(`${where} is a malformed summary`);
     }
+    checkIds(value.earlier, where, 'earlier');
     value.turns.forEach((turn: unknown, i: number) => {
       if (!isRecord(turn) || typeof turn.seq !== 'number' || typeof turn.messageId !== 'string') {
         throw Error(`${where} kept turn ${i} is malformed`);
       }
-      checkSent(turn.sent, `${where} kept turn ${i}`);
+      checkIds(turn.sent, `${where} kept turn ${i}`);
       checkTurnMessages(turn.messages, `${where} kept turn ${i}`);
     });
     return value as unknown as SummaryRecord;

@@ -10,9 +10,12 @@
 // - A reply continues the thread of the message it answers: one the same
 //   correspondent sent, or one fae sent in that thread. The daemon's
 //   `reply` returns no id, so fae learns the ids of what it sent from its
-//   own copies in its inbox (their `replyTo` names the message answered).
-//   Those copies stay in fae's inbox, so after a restart the replay teaches
-//   fae the same links again without storing them.
+//   own copies in its inbox (their `replyTo` names the message answered);
+//   each id is stored with the thread's next turn, and the copy dismissed.
+//   Which thread holds an id is read from the conversations themselves:
+//   the ids of their turns, and of the latest turns folded into their
+//   summary (conversations.ts), so it is the same before and after a
+//   restart, and fae keeps no index that grows with its mail.
 // - A reply to a message fae knows in no thread of that correspondent (say,
 //   one fae sent on its own with `send`) opens a new thread rooted at it;
 //   later replies in it continue it. A thread never sees another thread's
@@ -52,53 +55,3 @@ harden(conversationKey);
 
 export const isConversationKey = (name: string) => /^[0-9a-f]{16}-[0-9a-f]{16}$/.test(name);
 harden(isConversationKey);
-
-/** Bounded maps: the oldest links are forgotten first. */
-const remember = <K, V>(map: Map<K, V>, key: K, value: V, limit: number) => {
-  map.delete(key);
-  map.set(key, value);
-  if (map.size > limit) {
-    const oldest = map.keys().next();
-    if (!oldest.done) map.delete(oldest.value);
-  }
-};
-
-export interface ThreadIndex {
-  /** A message (received or sent) is part of conversation `key`. */
-  readonly noteMessage: (messageId: string | undefined, key: string) => void;
-  /** fae's own copy of a message it sent: links it to what it answered. */
-  readonly noteOwnMessage: (messageId: string | undefined, replyTo: string | undefined) => void;
-  /** The conversation a message id belongs to, if known. */
-  readonly conversationOf: (messageId: string) => string | undefined;
-  /** Forgets every link to conversation `key`. */
-  readonly dropConversation: (key: string) => void;
-}
-
-export const makeThreadIndex = (limit = 4096): ThreadIndex => {
-  const keyOfId = new Map<string, string>();
-  const parentOfOwn = new Map<string, string>();
-  return harden({
-    noteMessage: (messageId: string | undefined, key: string) => {
-      if (typeof messageId === 'string' && messageId !== '') remember(keyOfId, messageId, key, limit);
-    },
-    noteOwnMessage: (messageId: string | undefined, replyTo: string | undefined) => {
-      if (typeof messageId === 'string' && typeof replyTo === 'string' && replyTo !== '') {
-        remember(parentOfOwn, messageId, replyTo, limit);
-      }
-    },
-    conversationOf: (messageId: string) => {
-      // Follow fae's own messages back to what they answered (a short chain).
-      let id: string | undefined = messageId;
-      for (let step = 0; id !== undefined && step < 8; step += 1) {
-        const key = keyOfId.get(id);
-        if (key !== undefined) return key;
-        id = parentOfOwn.get(id);
-      }
-      return undefined;
-    },
-    dropConversation: (key: string) => {
-      for (const [id, owner] of keyOfId) if (owner === key) keyOfId.delete(id);
-    },
-  });
-};
-harden(makeThreadIndex);
