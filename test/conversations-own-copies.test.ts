@@ -62,3 +62,24 @@ test('own copies are dismissed once what they teach is stored, and a reply to on
   t.true(request.includes('teal'));
   t.true(request.includes('the number 7'));
 });
+
+test('the copy of an answer whose conversation is forgotten is dismissed at once: nothing is left to link it to', async t => {
+  t.timeout(BUSY_TIMEOUT_MS);
+  const llm = makeScriptedProvider([
+    { toolCalls: [{ name: 'forgetConversation', arguments: {} }] },
+    { text: 'Forgotten.' },
+  ]);
+  const { host, fae, nextFromFae, daemon, logs } = await startFaeInDaemon({ provider: llm.provider });
+  t.teardown(() => daemon.stop());
+  await nextFromFae(WAIT_MS);
+  await E(host).send('fae', ['please forget what I said'], [], []);
+  t.is(messageText(await nextFromFae(WAIT_MS)), 'Forgotten.');
+  await waitForLog(logs, ['own-copy-unplaced'], { timeoutMs: WAIT_MS });
+  const deadline = Date.now() + WAIT_MS;
+  let left = await ownCopies(fae);
+  while (left.length > 0 && Date.now() < deadline) {
+    await new Promise(resolve => setTimeout(resolve, 5));
+    left = await ownCopies(fae);
+  }
+  t.deepEqual(left, []);
+});

@@ -51,6 +51,12 @@ interface OwnCopy {
   readonly number: bigint;
   readonly messageId: string;
   readonly replyTo: string;
+  /**
+   * The conversation that held `replyTo` when the copy came: found then,
+   * since the copy may come many turns late (a burst of mail keeps fae's
+   * reader behind its turns), by when that turn may be folded away.
+   */
+  readonly key: string | undefined;
 }
 
 /** Own copies waiting for their conversation's next record, at most. */
@@ -174,15 +180,17 @@ export const makeConversations = (
     conversation.earlier.includes(id);
 
   /**
-   * The held conversation of `correspondent` that message `messageId`
-   * belongs to. fae's own messages whose ids are not stored yet lead back
-   * to what they answered (a short chain).
+   * The held conversation (of `correspondent`, when given) that message
+   * `messageId` belongs to. fae's own messages whose ids are not stored
+   * yet lead back to what they answered (a short chain).
    */
-  const conversationOf = (messageId: string, correspondent: string) => {
+  const conversationOf = (messageId: string, correspondent?: string) => {
     let id: string | undefined = messageId;
     for (let step = 0; id !== undefined && step < 8; step += 1) {
       for (const conversation of held.values()) {
-        if (conversation.correspondent === correspondent && holds(conversation, id)) return conversation;
+        if ((correspondent === undefined || conversation.correspondent === correspondent) && holds(conversation, id)) {
+          return conversation;
+        }
       }
       const copy: OwnCopy | undefined = [...ownCopies.values()].find(own => own.messageId === id);
       id = copy?.replyTo;
@@ -263,7 +271,7 @@ export const makeConversations = (
 
   /** The own copies that belong to `conversation`, now that it writes. */
   const ownCopiesOf = (conversation: Conversation) =>
-    [...ownCopies.values()].filter(copy => conversationOf(copy.replyTo, conversation.correspondent) === conversation);
+    [...ownCopies.values()].filter(copy => (copy.key ?? conversationOf(copy.replyTo)?.key) === conversation.key);
 
   /** Their links are stored (or their conversation gone): they may go. */
   const release = async (copies: readonly OwnCopy[]) => {
@@ -483,7 +491,15 @@ export const makeConversations = (
         await dismissOwnCopies(harden([number]));
         return;
       }
-      ownCopies.set(number, harden({ number, messageId, replyTo }));
+      const key = conversationOf(replyTo)?.key;
+      if (key === undefined && unread.size === 0) {
+        // Its thread is gone (forgotten, or folded past EARLIER_IDS), and
+        // no stored one is left to read: no reply to it can be placed.
+        logger.event('own-copy-unplaced', { message: number });
+        await dismissOwnCopies(harden([number]));
+        return;
+      }
+      ownCopies.set(number, harden({ number, messageId, replyTo, key }));
       // Past the bound the oldest stays in the inbox: kept, not lost.
       if (ownCopies.size > OWN_COPIES_LIMIT) ownCopies.delete(ownCopies.keys().next().value as bigint);
     },
