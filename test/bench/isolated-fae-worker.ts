@@ -3,7 +3,7 @@
 // daemon is another process. Talks CapTP over the thread's port; its model
 // answers every message, and writes a short summary when asked for one.
 import { parentPort } from 'node:worker_threads';
-import { getHeapStatistics } from 'node:v8';
+import { getHeapSpaceStatistics, getHeapStatistics } from 'node:v8';
 import { Far } from '@endo/far';
 import { makeCapTP } from '@endo/captp';
 import type { ChatMessage, ChatResult, Provider } from '../../providers/types.js';
@@ -45,10 +45,19 @@ const bootstrap = Far('IsolatedFae', {
       await new Promise(resolve => setTimeout(resolve, 10));
     }
   },
-  /** This thread's used heap, in bytes, after collections and CapTP drops. */
+  /**
+   * This thread's used heap, in bytes, after collections and CapTP drops:
+   * in all, and in the spaces that hold compiled code and large objects
+   * (such as the backing table of SES's harden WeakSet).
+   */
   heapUsed: async () => {
     await releaseGarbage();
-    return getHeapStatistics().used_heap_size;
+    const spaces = new Map(getHeapSpaceStatistics().map(space => [space.space_name, space.space_used_size]));
+    return harden({
+      total: getHeapStatistics().used_heap_size,
+      code: spaces.get('code_space') ?? 0,
+      largeObjects: spaces.get('large_object_space') ?? 0,
+    });
   },
 });
 

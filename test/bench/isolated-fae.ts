@@ -11,6 +11,13 @@ import { stopQuietly } from './counted-fae.js';
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Far = any;
 
+/** Bytes used in fae's thread: in all, by compiled code, by large objects. */
+export interface HeapReading {
+  readonly total: number;
+  readonly code: number;
+  readonly largeObjects: number;
+}
+
 export const startIsolatedFae = async (env: Record<string, string>) => {
   // The worker inherits this process's --import @endo/init and --expose-gc.
   const worker = new Worker(new URL('./isolated-fae-worker.js', import.meta.url));
@@ -37,7 +44,7 @@ export const startIsolatedFae = async (env: Record<string, string>) => {
     /** Resolves once fae has handled `count` messages (one call, not polling). */
     whenHandled: (count: number): Promise<void> => E(isolate).whenHandled(count),
     /** fae's thread's used heap, in bytes, once garbage and drops are settled. */
-    heapUsed: (): Promise<number> => E(isolate).heapUsed(),
+    heapUsed: (): Promise<HeapReading> => E(isolate).heapUsed(),
     stop: async () => {
       await stopQuietly(daemon);
       abort(Error('bench over'));
