@@ -11,11 +11,10 @@ import { stopQuietly } from './counted-fae.js';
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Far = any;
 
-/** Bytes used in fae's thread: in all, by compiled code, by large objects. */
+/** Bytes of fae's thread's heap in use: in all, and in the code space. */
 export interface HeapReading {
   readonly total: number;
   readonly code: number;
-  readonly largeObjects: number;
 }
 
 export const startIsolatedFae = async (env: Record<string, string>) => {
@@ -38,11 +37,12 @@ export const startIsolatedFae = async (env: Record<string, string>) => {
     { powersName: 'profile-for-fae', resultName: 'controller-for-fae', env },
   );
   await E(controller).whenStarted();
+  await E(isolate).meet(host);
   return {
     host,
     controller,
-    /** Resolves once fae has handled `count` messages (one call, not polling). */
-    whenHandled: (count: number): Promise<void> => E(isolate).whenHandled(count),
+    /** HOST sends messages `from` to `to`, each once fae has handled the one before. */
+    converse: (from: number, to: number): Promise<void> => E(isolate).converse(from, to),
     /** fae's thread's used heap, in bytes, once garbage and drops are settled. */
     heapUsed: (): Promise<HeapReading> => E(isolate).heapUsed(),
     stop: async () => {
