@@ -63,9 +63,9 @@ interface OwnCopy {
 const OWN_COPIES_LIMIT = 4096;
 
 /**
- * Ids of messages folded into a conversation's summary that it still
- * knows as its own, the latest first kept: a reply to one of them
- * continues the thread (threads.ts).
+ * How many ids of messages folded into a conversation's summary it still
+ * knows as its own (the latest): a reply to one of them continues the
+ * thread (threads.ts).
  */
 const EARLIER_IDS = 256;
 
