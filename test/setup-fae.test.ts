@@ -4,24 +4,14 @@
 import test from 'ava';
 import { E } from '@endo/far';
 import { main, setup } from '../setup.js';
-import type { HostPowers } from '../src/provisioning/provisioning.js';
-import { makeLocalDaemon, messageText, nextMessage, fromSelf, specialNames } from './support/daemon.js';
-import { startLlmServer } from './support/llm-server.js';
+import { messageText, nextMessage, fromSelf, specialNames } from './support/daemon.js';
+import { startDaemonWithLlm } from './support/daemon-with-llms.js';
 
 // `any`: the daemon's objects are remote references.
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Far = any;
 
-const start = async (t: { teardown: (f: () => Promise<void> | void) => void }) => {
-  const daemon = makeLocalDaemon();
-  const llm = await startLlmServer('ollama');
-  t.teardown(async () => {
-    await daemon.stop();
-    await llm.close();
-  });
-  const host = daemon.host as Promise<HostPowers & Far>;
-  return { daemon, llm, host };
-};
+const start = (t: Parameters<typeof startDaemonWithLlm>[0]) => startDaemonWithLlm(t, 'ollama');
 
 const readyFrom = async (host: Far) => {
   const notOwn = fromSelf(host);

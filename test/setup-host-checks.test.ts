@@ -10,8 +10,8 @@ import { setupReplace } from '../setup-replace.js';
 import { setup } from '../setup.js';
 import { setupFsTools } from '../setup-fs-tools.js';
 import { specialNames as namesOf } from '../src/daemon/dialect.js';
-import { dialect, makeLocalDaemon, specialNames } from './support/daemon.js';
-import { startLlmServer } from './support/llm-server.js';
+import { dialect, specialNames } from './support/daemon.js';
+import { startDaemonWithLlm } from './support/daemon-with-llms.js';
 
 // `any`: the daemon's objects are remote references.
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -55,15 +55,7 @@ const forwardingHost = async (host: Far, { hide = [], extra = [], drop = [] }: F
   return { host: Far('EndoHost', methods) as Far, calls, changes };
 };
 
-const start = async (t: { teardown: (f: () => Promise<void>) => void }) => {
-  const daemon = makeLocalDaemon();
-  const llm = await startLlmServer('openai');
-  t.teardown(async () => {
-    await daemon.stop();
-    await llm.close();
-  });
-  return { llm, host: (await daemon.host) as Far };
-};
+const start = (t: Parameters<typeof startDaemonWithLlm>[0]) => startDaemonWithLlm(t, 'openai');
 
 test('a host without the pins directory gets nothing from setup-with-tools: no tool, no guest, no worker', async t => {
   const { llm, host } = await start(t);

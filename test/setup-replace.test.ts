@@ -10,9 +10,10 @@ import { makePromiseKit } from '@endo/promise-kit';
 import { main, setupReplace } from '../setup-replace.js';
 import { setup } from '../setup.js';
 import { setupWithTools } from '../setup-with-tools.js';
-import { type HostPowers, builtModuleUrl } from '../src/provisioning/provisioning.js';
-import { dialect, makeLocalDaemon, messageText, nextMessage, fromSelf, specialNames } from './support/daemon.js';
-import { type LlmServer, type RecordedRequest, startLlmServer } from './support/llm-server.js';
+import { builtModuleUrl } from '../src/provisioning/provisioning.js';
+import { dialect, messageText, nextMessage, fromSelf, specialNames } from './support/daemon.js';
+import type { LlmServer, RecordedRequest } from './support/llm-server.js';
+import { startDaemonWithLlms } from './support/daemon-with-llms.js';
 
 // `any`: the daemon's objects are remote references.
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -23,14 +24,9 @@ const TOOL_NAMES = ['greet-tool', 'math-tool', 'timestamp-tool'];
 /** The pin as setup's report names it (the CLI's path syntax). */
 const pinLabel = () => `${specialNames.pins}${dialect === 'feb' ? '.' : '/'}controller-for-fae`;
 
-const start = async (t: { teardown: (f: () => Promise<void>) => void }) => {
-  const daemon = makeLocalDaemon();
-  const [oldLlm, newLlm] = await Promise.all([startLlmServer('openai'), startLlmServer('openai')]);
-  t.teardown(async () => {
-    await daemon.stop();
-    await Promise.all([oldLlm.close(), newLlm.close()]);
-  });
-  return { daemon, oldLlm, newLlm, host: daemon.host as Promise<HostPowers & Far> };
+const start = async (t: Parameters<typeof startDaemonWithLlms>[0]) => {
+  const { daemon, llms, host } = await startDaemonWithLlms(t, ['openai', 'openai']);
+  return { daemon, oldLlm: llms[0], newLlm: llms[1], host };
 };
 
 /** The text of the last user turn of a chat request. */

@@ -5,9 +5,8 @@ import test from 'ava';
 import { E } from '@endo/far';
 import { main, setupWithTools } from '../setup-with-tools.js';
 import { setup } from '../setup.js';
-import type { HostPowers } from '../src/provisioning/provisioning.js';
-import { makeLocalDaemon, messageText, nextMessage, fromSelf } from './support/daemon.js';
-import { startLlmServer } from './support/llm-server.js';
+import { messageText, nextMessage, fromSelf } from './support/daemon.js';
+import { startDaemonWithLlm } from './support/daemon-with-llms.js';
 
 // `any`: the daemon's objects are remote references.
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -15,15 +14,7 @@ type Far = any;
 
 const TOOL_NAMES = ['greet-tool', 'math-tool', 'timestamp-tool'];
 
-const start = async (t: { teardown: (f: () => Promise<void>) => void }) => {
-  const daemon = makeLocalDaemon();
-  const llm = await startLlmServer('openai');
-  t.teardown(async () => {
-    await daemon.stop();
-    await llm.close();
-  });
-  return { llm, host: daemon.host as Promise<HostPowers & Far> };
-};
+const start = (t: Parameters<typeof startDaemonWithLlm>[0]) => startDaemonWithLlm(t, 'openai');
 
 const waitFor = async (host: Far, text: string) => {
   const notOwn = fromSelf(host);
