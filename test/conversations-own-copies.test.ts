@@ -7,7 +7,7 @@ import test from 'ava';
 import { E } from '@endo/far';
 import { startFaeInDaemon } from './support/fae-harness.js';
 import type { Far } from './support/fae-harness.js';
-import { makeScriptedProvider } from './support/scripted-provider.js';
+import { echoReply, makeScriptedProvider } from './support/scripted-provider.js';
 import { fromSelf, messageText } from './support/daemon.js';
 import type { MessageRecord } from './support/daemon.js';
 import { waitForLog } from './support/registry-tools.js';
@@ -26,10 +26,7 @@ const ownCopies = async (fae: Far) => {
 test('own copies are dismissed once what they teach is stored, and a reply to one still finds its thread after a restart', async t => {
   t.timeout(BUSY_TIMEOUT_MS);
   const llm = makeScriptedProvider();
-  const echo = (request: { messages: readonly { role: string; content: string }[] }) => ({
-    text: `re: ${request.messages.filter(m => m.role === 'user').at(-1)?.content.replace(/^Message #\d+ from [^:]*: /, '')}`,
-  });
-  for (let i = 0; i < 4; i += 1) llm.push(echo);
+  for (let i = 0; i < 4; i += 1) llm.push(echoReply);
   const { host, fae, nextFromFae, daemon, logs } = await startFaeInDaemon({ provider: llm.provider });
   t.teardown(() => daemon.stop());
   await nextFromFae(WAIT_MS);

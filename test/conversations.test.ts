@@ -6,7 +6,7 @@ import { E } from '@endo/far';
 import { createProvider } from '../providers/index.js';
 import { startFaeInDaemon } from './support/fae-harness.js';
 import type { Far } from './support/fae-harness.js';
-import { makeScriptedProvider } from './support/scripted-provider.js';
+import { echoReply, lastUserWords, makeScriptedProvider } from './support/scripted-provider.js';
 import { messageText, nextMessage, fromSelf, specialNames } from './support/daemon.js';
 import type { MessageRecord } from './support/daemon.js';
 import { startLlmServer, type RecordedRequest } from './support/llm-server.js';
@@ -45,7 +45,7 @@ const lastUser = (request: RecordedRequest): string =>
 /** Answers every chat request with "answer to <the last user message>". */
 const echoServer = async () => {
   const server = await startLlmServer('openai');
-  server.otherwise(request => ({ text: `answer to ${lastUser(request).replace(/^Message #\d+ from [^:]*: /, '')}` }));
+  server.otherwise(request => ({ text: `answer to ${lastUserWords(request.body.messages)}` }));
   return server;
 };
 
@@ -133,10 +133,7 @@ test('restart: the follow-up reaches the model with the earlier exchange, and no
 test('threads: a reply to fae continues that thread; another thread of the same sender does not see it, also after a restart', async t => {
   t.timeout(BUSY_TIMEOUT_MS);
   const llm = makeScriptedProvider();
-  const echo = (request: { messages: readonly { role: string; content: string }[] }) => ({
-    text: `re: ${request.messages.filter(m => m.role === 'user').at(-1)?.content.replace(/^Message #\d+ from [^:]*: /, '')}`,
-  });
-  for (let i = 0; i < 8; i += 1) llm.push(echo);
+  for (let i = 0; i < 8; i += 1) llm.push(echoReply);
   const { host, nextFromFae, daemon } = await startFaeInDaemon({ provider: llm.provider });
   t.teardown(() => daemon.stop());
   const ready = await nextFromFae(WAIT_MS);
@@ -182,7 +179,7 @@ test('a reply to a message folded into the summary continues its thread, also af
   const answer = (request: { messages: readonly { role: string; content: string }[] }) =>
     request.messages[0].content.startsWith('You keep the memory of a conversation')
       ? { text: 'HOST spoke of alpha, two and three.' }
-      : { text: `re: ${request.messages.filter(m => m.role === 'user').at(-1)?.content.replace(/^Message #\d+ from [^:]*: /, '')}` };
+      : echoReply(request);
   for (let i = 0; i < 12; i += 1) llm.push(answer);
   const { host, nextFromFae, daemon, logs } = await startFaeInDaemon({
     provider: llm.provider,

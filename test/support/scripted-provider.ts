@@ -43,6 +43,15 @@ export interface RecordedRequest {
   readonly toolNames: readonly string[];
 }
 
+/** The words of the latest user message, without fae's "Message #N from NAME: " heading. */
+export const lastUserWords = (messages: readonly { role: string; content: string }[]): string =>
+  (messages.filter(m => m.role === 'user').at(-1)?.content ?? '').replace(/^Message #\d+ from [^:]*: /, '');
+
+/** A reply that echoes the latest user message: "re: <its words>". */
+export const echoReply = (request: { messages: readonly { role: string; content: string }[] }): ScriptedStep => ({
+  text: `re: ${lastUserWords(request.messages)}`,
+});
+
 let idCounter = 0;
 
 const toResult = (step: ScriptedStep): ChatResult => {
