@@ -139,12 +139,15 @@ export const startFae = (
       current.dismissed = true;
       return true;
     },
-    onReply: () => {
-      current.answered = true;
+    // Matched by number: a reply or send that lands after its turn (a
+    // slow daemon, a timed-out call) answers nothing handled now.
+    onReply: number => {
+      if (number === current.number) current.answered = true;
     },
-    onSend: () => {
-      current.answered = true;
+    onSend: (_recipient, forMessage) => {
+      if (forMessage === current.number) current.answered = true;
     },
+    messageBeingHandled: () => (current.number === -1n ? undefined : current.number),
     redact,
     onNameChanged: path => registry.noteChanged(path),
     installedTools: () => registry.installed(),

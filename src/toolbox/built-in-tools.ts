@@ -36,8 +36,14 @@ export interface BuiltInToolHooks {
   readonly onDismiss?: (number: bigint) => void;
   /** Told of every message number the model answered with reply(). */
   readonly onReply?: (number: bigint) => void;
-  /** Told of every successful send(), with its recipient. */
-  readonly onSend?: (recipient: readonly string[]) => void;
+  /**
+   * Told of every successful send(), with its recipient and the message
+   * being handled when the call began (a send that lands late, after its
+   * turn, must not count for the message handled then).
+   */
+  readonly onSend?: (recipient: readonly string[], forMessage: bigint | undefined) => void;
+  /** The number of the message being handled, if any. */
+  readonly messageBeingHandled?: () => bigint | undefined;
   /**
    * Asked before a dismissal: true means "not now", the agent dismisses
    * that message itself once its turn is over (the message being
@@ -178,6 +184,7 @@ export const makeBuiltInTools = (
     onDismiss,
     onReply,
     onSend,
+    messageBeingHandled = () => undefined,
     deferDismiss,
     redact = text => text,
     onNameChanged,
@@ -331,13 +338,14 @@ export const makeBuiltInTools = (
         },
         ['recipient', 'strings'],
         async args => {
+          const forMessage = messageBeingHandled();
           const daemon = await provideDaemon();
           const recipient = daemon.path(readNamePath(args, 'recipient'));
           const strings = harden(readStringArray(args, 'strings').map(redact));
           const edgeNames = readStringArray(args, 'edgeNames');
           assertSaysSomething('send', strings, edgeNames);
           await daemon.send(recipient, strings, edgeNames, readStringArray(args, 'petNames'));
-          onSend?.(recipient);
+          onSend?.(recipient, forMessage);
           return `Sent the message to ${JSON.stringify(recipient.join('/'))}.`;
         },
       ),

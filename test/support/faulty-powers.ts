@@ -19,19 +19,25 @@ type Refusal = (args: readonly unknown[]) => boolean;
 export const makeFaults = () => {
   const refusals = new Map<string, Refusal>();
   const refused: string[] = [];
-  const holds = new Map<string, Promise<void>>();
+  const holds = new Map<string, { readonly promise: Promise<void>; readonly when: Refusal }>();
   return {
-    /** Calls of `method` wait (then go through) until the returned function is called. */
-    hold: (method: string) => {
+    /**
+     * Calls of `method` (those `when` accepts, by default all) wait (then
+     * go through) until the returned function is called.
+     */
+    hold: (method: string, when: Refusal = () => true) => {
       const { promise, resolve } = makePromiseKit<void>();
-      holds.set(method, promise);
+      holds.set(method, { promise, when });
       return () => {
         holds.delete(method);
         resolve();
       };
     },
-    /** Resolves when calls of `method` may go on. */
-    held: async (method: string) => holds.get(method),
+    /** Resolves when this call of `method` may go on. */
+    held: async (method: string, args: readonly unknown[] = []) => {
+      const hold = holds.get(method);
+      return hold !== undefined && hold.when(args) ? hold.promise : undefined;
+    },
     /** Refuse calls of `method` (those `when` accepts, by default all). */
     refuse: (method: string, when: Refusal = () => true) => {
       refusals.set(method, when);
@@ -67,7 +73,7 @@ export const faultyPowers = async (powers: unknown, faults: Faults): Promise<Far
     if (name === '__getMethodNames__') continue;
     methods[name] = async (...args: unknown[]) => {
       faults.check(name, args);
-      await faults.held(name);
+      await faults.held(name, args);
       return E(powers as FarRef)[name](...args);
     };
   }

@@ -34,7 +34,7 @@ export type ScriptedStep =
   | { readonly error: string }
   | { readonly hang: true };
 
-export type ScriptedReply = ScriptedStep | ((request: RecordedRequest) => ScriptedStep);
+export type ScriptedReply = ScriptedStep | ((request: RecordedRequest) => ScriptedStep | Promise<ScriptedStep>);
 
 export interface RecordedRequest {
   readonly messages: readonly ChatMessage[];
@@ -105,7 +105,7 @@ export const makeScriptedProvider = (script: readonly ScriptedReply[] = []) => {
       if (next === undefined) {
         throw Error(`the scripted model has no reply left for call ${requests.length}`);
       }
-      const step = typeof next === 'function' ? next(request) : next;
+      const step = typeof next === 'function' ? await next(request) : next;
       if ('hang' in step) {
         return new Promise<ChatResult>(() => {});
       }
