@@ -7,7 +7,7 @@
 import test from 'ava';
 import { makePromiseKit } from '@endo/promise-kit';
 import type { InboxMessage } from '../src/daemon/adapter.js';
-import { followInbox, turnCancellation } from '../src/agent/inbox.js';
+import { BACKLOG_LIMIT, UNFINISHED_LIMIT, followInbox, turnCancellation } from '../src/agent/inbox.js';
 import type { TurnSignals } from '../src/agent/inbox.js';
 import { makeCancellation } from '../src/agent/cancellation.js';
 
@@ -234,4 +234,69 @@ test('ending a turn cancels nothing, and a cancellation after it no longer reach
   await settle();
   t.false(turn.cancelled.isCancelled());
   t.false(turn.revised());
+});
+
+test('unfinished messages wait up to a bound; the oldest set aside is still answered once its final text comes', async t => {
+  const { daemon, push } = makeFedReader();
+  const cancel = makePromiseKit<Error>();
+  const answered: string[] = [];
+  const setAside: bigint[] = [];
+  const following = followInbox(daemon, {
+    cancelled: makeCancellation(cancel.promise),
+    onMessage: async m => {
+      answered.push(`${m.number} ${textOf(m)}`);
+    },
+    onSetAside: m => setAside.push(m.number),
+  });
+  const drafts = Array.from({ length: UNFINISHED_LIMIT + 2 }, (_, i) => message(BigInt(i + 1), 'draft', { done: false }));
+  push(...drafts);
+  await settle();
+  t.deepEqual(setAside, [1n, 2n]);
+  t.deepEqual(answered, []);
+  push(edit(drafts[0], 'first, finished', true), edit(drafts.at(-1)!, 'last, finished', true));
+  await settle();
+  t.deepEqual(answered, ['1 first, finished', `${drafts.length} last, finished`]);
+  cancel.resolve(Error('cancelled'));
+  await following;
+});
+
+test('with a full backlog fae reads no more mail until a turn takes one up, and answers it all', async t => {
+  const { daemon, push } = makeFedReader();
+  const cancel = makePromiseKit<Error>();
+  const answered: bigint[] = [];
+  const firstTurn = makePromiseKit<void>();
+  let pulled = 0;
+  const next = daemon.followMessages().next;
+  const counted = {
+    ...daemon,
+    followMessages: () => {
+      const iterator = daemon.followMessages();
+      return {
+        ...iterator,
+        next: () => {
+          pulled += 1;
+          return next();
+        },
+      };
+    },
+  };
+  const following = followInbox(counted as typeof daemon, {
+    cancelled: makeCancellation(cancel.promise),
+    onMessage: async m => {
+      // The first turn holds until the test has looked.
+      if (answered.length === 0) await firstTurn.promise;
+      answered.push(m.number);
+    },
+  });
+  const total = BACKLOG_LIMIT + 10;
+  push(...Array.from({ length: total }, (_, i) => message(BigInt(i + 1), `m${i + 1}`)));
+  for (let i = 0; i < 20; i += 1) await settle();
+  // One message is in its turn, BACKLOG_LIMIT wait, and no more is read.
+  t.is(pulled, BACKLOG_LIMIT + 1);
+  firstTurn.resolve();
+  for (let i = 0; i < 50 && answered.length < total; i += 1) await settle();
+  t.is(answered.length, total);
+  t.deepEqual(answered.slice(0, 3), [1n, 2n, 3n]);
+  cancel.resolve(Error('cancelled'));
+  await following;
 });

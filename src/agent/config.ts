@@ -1,6 +1,7 @@
 // fae's own settings (the FAE_* variables), read once from the caplet's env
 // and frozen. The LLM settings (LAL_*) belong to providers/config.ts.
 import { q } from '@endo/errors';
+import { HELD_LIMIT } from '../conversations/held.js';
 
 export interface FaeConfig {
   /** Model calls allowed for one incoming message (FAE_MAX_ITERATIONS). */
@@ -21,6 +22,12 @@ export interface FaeConfig {
    * budget is reached (src/conversations/).
    */
   readonly maxTranscript: number;
+  /**
+   * Conversations kept in memory besides those in use
+   * (FAE_HELD_CONVERSATIONS); one dropped is read back from the store when
+   * its correspondent writes again.
+   */
+  readonly heldConversations: number;
   /**
    * Characters one tool result may put in the conversation
    * (FAE_MAX_TOOL_RESULT_CHARS); a longer one keeps its start and end.
@@ -100,6 +107,7 @@ export const readFaeConfig = (env: Env): FaeConfig =>
     autoDismiss: readSwitch(env, 'FAE_AUTO_DISMISS', true),
     debug: readSwitch(env, 'FAE_DEBUG', false),
     maxTranscript: readPositiveInteger(env, 'FAE_MAX_TRANSCRIPT', DEFAULT_MAX_TRANSCRIPT),
+    heldConversations: readPositiveInteger(env, 'FAE_HELD_CONVERSATIONS', HELD_LIMIT),
     maxToolResultChars: readPositiveInteger(env, 'FAE_MAX_TOOL_RESULT_CHARS', DEFAULT_MAX_TOOL_RESULT_CHARS),
     toolDiscovery: readToolDiscovery(env),
     contextTokens: readPositiveInteger(env, 'FAE_CONTEXT_TOKENS', DEFAULT_CONTEXT_TOKENS),

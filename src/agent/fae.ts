@@ -327,8 +327,10 @@ export const startFae = (
     await followInbox(daemon, {
       cancelled,
       onMessage: handleMessage,
-      onOwnMessage: message => void conversations.noteOwnMessage(message),
+      // An own copy belongs to the conversation with its recipient.
+      onOwnMessage: message => void conversations.noteOwnMessage(message, correspondentOf({ ...message, from: message.to })),
       onIgnoredEdit: message => logger.event('edit-ignored', { message: message.number }),
+      onSetAside: message => logger.warn('unfinished-message-set-aside', { message: message.number }),
     });
     state = 'stopped';
     logger.event('stopped');

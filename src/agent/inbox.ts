@@ -45,6 +45,8 @@ export interface FollowInboxOptions {
   readonly onOwnMessage?: (message: InboxMessage) => void;
   /** Told of each revision of a message fae has already taken up. */
   readonly onIgnoredEdit?: (message: InboxMessage) => void;
+  /** Told of an unfinished message set aside (UNFINISHED_LIMIT). */
+  readonly onSetAside?: (message: InboxMessage) => void;
 }
 
 const STOP: unique symbol = Symbol('stop');
@@ -74,16 +76,71 @@ const isRevision = (earlier: Seen, later: InboxMessage) =>
  */
 const REVISABLE = 16_384;
 
+/**
+ * Messages still being written (done: false) that wait for their final
+ * revision, at most; past it the oldest is set aside: it stays in the
+ * daemon's inbox, and its final revision, when it comes, is taken up like
+ * new mail.
+ */
+export const UNFINISHED_LIMIT = 1024;
+
+/**
+ * Finished messages waiting for their turn, at most, before fae stops
+ * reading more: they stay in the daemon's inbox meanwhile.
+ */
+export const BACKLOG_LIMIT = 4096;
+
+/**
+ * The messages waiting for a turn, in arrival order: finished ones, and
+ * unfinished ones up to UNFINISHED_LIMIT (past it the oldest is set aside).
+ */
+const makeWaiting = (onSetAside?: (message: InboxMessage) => void) => {
+  const messages = new Map<bigint, InboxMessage>();
+  let unfinished = 0;
+  const remove = (number: bigint) => {
+    const known = messages.get(number);
+    if (known !== undefined && !known.done) unfinished -= 1;
+    messages.delete(number);
+  };
+  const setAsideOldest = () => {
+    for (const message of messages.values()) {
+      if (message.done) continue;
+      remove(message.number);
+      onSetAside?.(message);
+      return;
+    }
+  };
+  return {
+    has: (number: bigint) => messages.has(number),
+    set: (number: bigint, message: InboxMessage) => {
+      const known = messages.get(number);
+      if (known !== undefined && !known.done) unfinished -= 1;
+      // A revision keeps its place in the arrival order.
+      messages.set(number, message);
+      if (!message.done) unfinished += 1;
+      if (unfinished > UNFINISHED_LIMIT) setAsideOldest();
+    },
+    delete: remove,
+    /** The first finished message to arrive. */
+    nextFinished: () => {
+      for (const message of messages.values()) if (message.done) return message;
+      return undefined;
+    },
+    finished: () => messages.size - unfinished,
+  };
+};
+
 export const followInbox = async (
   daemon: Pick<DaemonAdapter, 'followMessages' | 'isOwnMessage'>,
-  { cancelled, onMessage, onOwnMessage, onIgnoredEdit }: FollowInboxOptions,
+  { cancelled, onMessage, onOwnMessage, onIgnoredEdit, onSetAside }: FollowInboxOptions,
 ) => {
   // Settles when fae is cancelled, or when either loop below ends or fails.
   const halt = makePromiseKit<typeof STOP>();
   void cancelled.promise.then(() => halt.resolve(STOP));
   const reader = daemon.followMessages();
-  // Not yet taken up: the latest revision per number, in arrival order.
-  const waiting = new Map<bigint, InboxMessage>();
+  // Not yet taken up: the latest revision per number, in arrival order
+  // (bounded: UNFINISHED_LIMIT, BACKLOG_LIMIT).
+  const waiting = makeWaiting(onSetAside);
   // Every number whose turn is over, and fae's own copies. The daemon's
   // replay can yield a number again long after it was handled and
   // dismissed (as late as the number of messages that arrived during the
@@ -93,6 +150,8 @@ export const followInbox = async (
   const revisable = new Map<bigint, Seen>();
   let readerEnded = false;
   let arrived = makePromiseKit<void>();
+  // Resolved when a turn takes a message up, so a full backlog reads on.
+  let taken = makePromiseKit<void>();
   // The message whose turn runs, and the revisions that came meanwhile.
   let running:
     | { number: bigint; seen: Seen; revised: ReturnType<typeof makePromiseKit<InboxMessage>>; latest?: InboxMessage }
@@ -100,6 +159,11 @@ export const followInbox = async (
 
   const read = async () => {
     for (;;) {
+      if (waiting.finished() >= BACKLOG_LIMIT) {
+        // eslint-disable-next-line no-await-in-loop -- nothing more is read until a turn takes one up
+        if ((await Promise.race([taken.promise, halt.promise])) === STOP) break;
+        continue;
+      }
       // eslint-disable-next-line no-await-in-loop -- the reader yields one at a time
       const next = await Promise.race([reader.next(), halt.promise]);
       if (next === STOP || next.done) break;
@@ -142,7 +206,7 @@ export const followInbox = async (
 
   const work = async () => {
     for (;;) {
-      const ready = [...waiting.values()].find(message => message.done);
+      const ready = waiting.nextFinished();
       if (ready === undefined) {
         if (readerEnded) return;
         // eslint-disable-next-line no-await-in-loop -- nothing to do until mail arrives
@@ -152,6 +216,8 @@ export const followInbox = async (
         continue;
       }
       waiting.delete(ready.number);
+      taken.resolve();
+      taken = makePromiseKit<void>();
       const turn: NonNullable<typeof running> = {
         number: ready.number,
         seen: seenOf(ready),

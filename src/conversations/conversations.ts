@@ -10,7 +10,9 @@ import type { Redact } from '../logging/redact.js';
 import { summarize, turnsToFold } from './compaction.js';
 import { RECORD_VERSION, redactMessage, type ConversationRecord } from './records.js';
 import { makeConversationStore } from './store.js';
-import { MAIN_THREAD, conversationKey, correspondentPrefix } from './threads.js';
+import { makeHeldConversations } from './held.js';
+import { makeOwnCopies, ownCopyLink, type OwnCopy } from './own-copies.js';
+import { MAIN_THREAD, conversationKey } from './threads.js';
 import { estimateMessages, estimateRequest, estimateSchemas, makeTokenMeter } from './tokens.js';
 import { windowRequest } from './window.js';
 
@@ -21,6 +23,8 @@ export interface ConversationLimits {
   readonly maxMessages: number | undefined;
   /** FAE_MAX_TRANSCRIPT: verbatim messages one conversation keeps. */
   readonly maxTranscript: number;
+  /** FAE_HELD_CONVERSATIONS: conversations kept in memory besides those in use. */
+  readonly heldConversations?: number;
 }
 
 export interface ConversationsOptions {
@@ -45,22 +49,6 @@ interface Turn {
   /** Ids of fae's own messages stored with this turn (records.ts). */
   readonly sent: readonly string[];
 }
-
-/** A copy of a message fae sent, kept until its link is stored. */
-interface OwnCopy {
-  readonly number: bigint;
-  readonly messageId: string;
-  readonly replyTo: string;
-  /**
-   * The conversation that held `replyTo` when the copy came: found then,
-   * since the copy may come many turns late (a burst of mail keeps fae's
-   * reader behind its turns), by when that turn may be folded away.
-   */
-  readonly key: string | undefined;
-}
-
-/** Own copies waiting for their conversation's next record, at most. */
-const OWN_COPIES_LIMIT = 4096;
 
 /**
  * How many ids of messages folded into a conversation's summary it still
@@ -134,15 +122,16 @@ export const makeConversations = (
 ) => {
   const store = makeConversationStore(powers, logger);
   const meter = makeTokenMeter();
-  const held = new Map<string, Conversation>();
-  /** Stored but not read back yet in this incarnation. */
-  const unread = new Set<string>();
+  // Bounded: a conversation not held is read back from the store.
+  const held = makeHeldConversations<Conversation>(limits.heldConversations);
+  /** Stored conversations being read back, so that one is read once at a time. */
+  const reading = new Map<string, Promise<Conversation | undefined>>();
   /**
-   * fae's own copies whose link to a thread is not stored yet, by number.
-   * After a restart they come back with the replay, and wait here until
-   * their conversation has been read back and writes its next record.
+   * fae's own copies whose link to a thread is not stored yet. After a
+   * restart they come back with the replay, and wait there until their
+   * conversation has been read back and writes its next record.
    */
-  const ownCopies = new Map<bigint, OwnCopy>();
+  const ownCopies = makeOwnCopies();
   const systemMessage: ChatMessage = harden({ role: 'system', content: systemPrompt });
   let openTurn: { conversation: Conversation; messageId: string; forgotten: boolean } | undefined;
 
@@ -168,9 +157,11 @@ export const makeConversations = (
     opening: undefined,
   });
 
+  /** Holds `conversation` and notes which message ids are its. */
   const adopt = (conversation: Conversation) => {
-    held.set(conversation.key, conversation);
-    unread.delete(conversation.key);
+    held.put(conversation);
+    for (const turn of conversation.turns) for (const id of idsOf(turn)) held.noteId(id, conversation.key);
+    for (const id of conversation.earlier) held.noteId(id, conversation.key);
   };
 
   /** Whether message `id` is one of `conversation`'s, folded or not. */
@@ -181,21 +172,16 @@ export const makeConversations = (
 
   /**
    * The held conversation (of `correspondent`, when given) that message
-   * `messageId` belongs to. fae's own messages whose ids are not stored
-   * yet lead back to what they answered (a short chain).
+   * `messageId` belongs to, as far as the index of recent ids knows. fae's
+   * own messages whose ids are not stored yet lead back to what they
+   * answered.
    */
-  const conversationOf = (messageId: string, correspondent?: string) => {
-    let id: string | undefined = messageId;
-    for (let step = 0; id !== undefined && step < 8; step += 1) {
-      for (const conversation of held.values()) {
-        if ((correspondent === undefined || conversation.correspondent === correspondent) && holds(conversation, id)) {
-          return conversation;
-        }
-      }
-      const copy: OwnCopy | undefined = [...ownCopies.values()].find(own => own.messageId === id);
-      id = copy?.replyTo;
-    }
-    return undefined;
+  const knownConversationOf = (messageId: string, correspondent?: string) => {
+    const id = ownCopies.origin(messageId);
+    const key = held.keyOfId(id);
+    const conversation = key === undefined ? undefined : held.get(key);
+    if (conversation === undefined || !holds(conversation, id)) return undefined;
+    return correspondent === undefined || conversation.correspondent === correspondent ? conversation : undefined;
   };
 
   /** Reads a stored conversation; unusable data gives a fresh one. */
@@ -225,34 +211,53 @@ export const makeConversations = (
     return conversation;
   };
 
+  /**
+   * The conversation `key` held, or read back from the store (once, however
+   * many ask at the same time) and held; undefined when it is neither.
+   */
+  const heldOrStored = async (key: string, correspondent: string, thread: string | undefined) => {
+    const known = held.get(key);
+    if (known !== undefined || !store.isStored(key)) return known;
+    let pending = reading.get(key);
+    if (pending === undefined) {
+      pending = readBack(key, correspondent, thread).then(conversation => {
+        if (conversation !== undefined) adopt(conversation);
+        return conversation;
+      });
+      reading.set(key, pending);
+      void pending.finally(() => reading.delete(key)).catch(() => {});
+    }
+    return pending;
+  };
+
   const provide = async (correspondent: string, thread: string) => {
     const key = conversationKey(correspondent, thread);
-    const known = held.get(key);
+    const known = await heldOrStored(key, correspondent, thread);
     if (known !== undefined) return known;
-    const conversation = unread.has(key)
-      ? ((await readBack(key, correspondent, thread)) ?? fresh(key, correspondent, thread))
-      : fresh(key, correspondent, thread);
+    const conversation = fresh(key, correspondent, thread);
     adopt(conversation);
     return conversation;
   };
 
-  /** Reads every stored thread of a correspondent not read yet. */
-  const readAllOf = async (correspondent: string) => {
-    const prefix = correspondentPrefix(correspondent);
-    const keys = [...unread].filter(key => key.startsWith(prefix));
-    const found = await Promise.all(keys.map(key => readBack(key, correspondent, undefined)));
-    for (const conversation of found) if (conversation !== undefined) adopt(conversation);
+  /**
+   * The conversation of `correspondent` that message `messageId` belongs
+   * to: from the index of recent ids, else from that correspondent's own
+   * threads (held, or read back), never from anyone else's.
+   */
+  const conversationOf = async (messageId: string, correspondent: string) => {
+    const known = knownConversationOf(messageId, correspondent);
+    if (known !== undefined) return known;
+    const id = ownCopies.origin(messageId);
+    const keys = new Set([...store.keysOf(correspondent), ...held.pinnedKeysOf(correspondent)]);
+    const threads = await Promise.all([...keys].map(key => heldOrStored(key, correspondent, undefined)));
+    return threads.find(conversation => conversation !== undefined && holds(conversation, id));
   };
 
   /** See threads.ts for the rules. */
   const threadFor = async (message: MessageRecord, correspondent: string) => {
     const { replyTo } = message;
     if (typeof replyTo !== 'string' || replyTo === '') return MAIN_THREAD;
-    const lookup = () => conversationOf(replyTo, correspondent)?.thread;
-    const known = lookup();
-    if (known !== undefined) return known;
-    await readAllOf(correspondent);
-    return lookup() ?? replyTo;
+    return (await conversationOf(replyTo, correspondent))?.thread ?? replyTo;
   };
 
   /** Stores `record`; false (with a warning) when the daemon refused. */
@@ -270,13 +275,12 @@ export const makeConversations = (
   };
 
   /** The own copies that belong to `conversation`, now that it writes. */
-  const ownCopiesOf = (conversation: Conversation) =>
-    [...ownCopies.values()].filter(copy => (copy.key ?? conversationOf(copy.replyTo)?.key) === conversation.key);
+  const ownCopiesOf = (conversation: Conversation) => ownCopies.of(conversation.key);
 
   /** Their links are stored (or their conversation gone): they may go. */
   const release = async (copies: readonly OwnCopy[]) => {
     if (copies.length === 0) return;
-    for (const copy of copies) ownCopies.delete(copy.number);
+    ownCopies.release(copies);
     await dismissOwnCopies(harden(copies.map(copy => copy.number)));
   };
 
@@ -406,6 +410,38 @@ export const makeConversations = (
   };
   let lastEstimate = 0;
 
+  /** Records a finished turn in `conversation` and stores it (with the links of its own copies). */
+  const record = async (
+    conversation: Conversation,
+    messageId: string,
+    messages: readonly ChatMessage[],
+    note: string | undefined,
+  ) => {
+    const all = note === undefined ? messages : [...messages, { role: 'assistant' as const, content: note }];
+    const kept = harden(all.map(m => redactMessage(m, redact)));
+    const seq = conversation.nextSeq;
+    conversation.nextSeq += 1;
+    const copies = ownCopiesOf(conversation);
+    const sent = harden(copies.map(copy => copy.messageId));
+    conversation.turns.push({ seq, messageId, messages: kept, sent });
+    for (const id of sent) held.noteId(id, conversation.key);
+    conversation.opening = undefined;
+    const stored = await persist(
+      conversation,
+      harden({
+        v: RECORD_VERSION,
+        kind: 'turn',
+        correspondent: conversation.correspondent,
+        thread: conversation.thread,
+        seq,
+        messageId,
+        messages: kept,
+        ...(sent.length > 0 ? { sent } : {}),
+      }),
+    );
+    if (stored) await release(copies);
+  };
+
   /**
    * Opens the turn for `message` from `correspondent`, with `text` as its
    * user message; undefined when the message was handled before (stored,
@@ -417,35 +453,25 @@ export const makeConversations = (
     if (conversation.turns.some(turn => turn.messageId === messageId)) return undefined;
     const state = { conversation, messageId, forgotten: false };
     openTurn = state;
+    held.noteId(messageId, conversation.key);
+    // Held while the turn is open, however many others come meanwhile.
+    const unpin = held.pin(conversation);
     const messages: ChatMessage[] = [harden({ role: 'user', content: redact(text) })];
     const turn: OpenTurn = {
       messages,
       prepareRequest: (current, schemas) => requestFor(conversation, current, schemas),
       finish: async (note?: string) => {
         if (openTurn === state) openTurn = undefined;
-        if (state.forgotten) return;
-        const all = note === undefined ? messages : [...messages, { role: 'assistant' as const, content: note }];
-        const kept = harden(all.map(m => redactMessage(m, redact)));
-        const seq = conversation.nextSeq;
-        conversation.nextSeq += 1;
-        const copies = ownCopiesOf(conversation);
-        const sent = harden(copies.map(copy => copy.messageId));
-        conversation.turns.push({ seq, messageId, messages: kept, sent });
-        conversation.opening = undefined;
-        const stored = await persist(conversation, harden({
-          v: RECORD_VERSION,
-          kind: 'turn',
-          correspondent: conversation.correspondent,
-          thread: conversation.thread,
-          seq,
-          messageId,
-          messages: kept,
-          ...(sent.length > 0 ? { sent } : {}),
-        }));
-        if (stored) await release(copies);
+        try {
+          if (!state.forgotten) await record(conversation, messageId, messages, note);
+        } finally {
+          // Held until stored: a conversation falling out of memory is read back from the store.
+          unpin();
+        }
       },
       abandon: () => {
         if (openTurn === state) openTurn = undefined;
+        unpin();
       },
     };
     // Frozen, not hardened: runTurn appends to `messages`.
@@ -454,16 +480,13 @@ export const makeConversations = (
 
   /** Forgets every thread of `correspondent`, stored or held; how many. */
   const forget = async (correspondent: string) => {
-    const prefix = correspondentPrefix(correspondent);
-    const keys = new Set([...unread].filter(key => key.startsWith(prefix)));
-    const mine = [...held.values()].filter(conversation => conversation.correspondent === correspondent);
-    for (const conversation of mine) keys.add(conversation.key);
+    const keys = new Set([...store.keysOf(correspondent), ...held.pinnedKeysOf(correspondent)]);
+    if (openTurn?.conversation.correspondent === correspondent) keys.add(openTurn.conversation.key);
     // Their own copies teach nothing any more (found before the threads go).
-    const orphans = mine.flatMap(ownCopiesOf);
+    const orphans = [...keys].flatMap(ownCopies.of);
     await Promise.all(
       [...keys].map(key => {
-        held.delete(key);
-        unread.delete(key);
+        held.drop(key);
         return store.removeConversation(key);
       }),
     );
@@ -476,7 +499,7 @@ export const makeConversations = (
   return harden({
     /** Reads which conversations are stored (creating the directory). */
     start: async () => {
-      for (const key of await store.open()) unread.add(key);
+      await store.open();
     },
     open,
     forget,
@@ -485,23 +508,23 @@ export const makeConversations = (
      * Resolves once a copy that teaches nothing (no reply) is dismissed;
      * one that does waits for its conversation's next record.
      */
-    noteOwnMessage: async (message: MessageRecord) => {
-      const { messageId, replyTo, number } = message;
-      if (typeof messageId !== 'string' || messageId === '' || typeof replyTo !== 'string' || replyTo === '') {
+    noteOwnMessage: async (message: MessageRecord, correspondent: string) => {
+      const { number } = message;
+      const link = ownCopyLink(message);
+      if (link === undefined) {
         await dismissOwnCopies(harden([number]));
         return;
       }
-      const key = conversationOf(replyTo)?.key;
-      if (key === undefined && unread.size === 0) {
-        // Its thread is gone (forgotten, or folded past EARLIER_IDS), and
-        // no stored one is left to read: no reply to it can be placed.
+      const key = (await conversationOf(link.replyTo, correspondent))?.key;
+      if (key === undefined) {
+        // Its thread is gone (forgotten, or folded past EARLIER_IDS): no
+        // reply to it can be placed.
         logger.event('own-copy-unplaced', { message: number });
         await dismissOwnCopies(harden([number]));
         return;
       }
-      ownCopies.set(number, harden({ number, messageId, replyTo, key }));
       // Past the bound the oldest stays in the inbox: kept, not lost.
-      if (ownCopies.size > OWN_COPIES_LIMIT) ownCopies.delete(ownCopies.keys().next().value as bigint);
+      ownCopies.add(harden({ number, ...link, key }));
     },
     /** The provider, learning how the estimate compares with reported usage. */
     meter: (inner: Provider): Provider =>
@@ -517,8 +540,10 @@ export const makeConversations = (
       }),
     status: () =>
       harden({
-        conversations: held.size + unread.size,
-        conversationSizes: [...held.values()].map(c => {
+        // Stored, and new ones not stored yet (their first turn is open).
+        conversations: store.count() + held.pinnedKeys().filter(key => !store.isStored(key)).length,
+        // The latest used (a few): status() stays small however many there are.
+        conversationSizes: held.recent().map(c => {
           const messages = c.turns.flatMap(t => t.messages);
           return harden({
             messages: messages.length,

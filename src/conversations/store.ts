@@ -12,7 +12,7 @@ import { E } from '@endo/far';
 import type { GuestPowers, Ref } from '../daemon/endo-types.js';
 import type { Logger } from '../logging/log.js';
 import { checkRecord, nodeName, seqOfNodeName, type ConversationRecord } from './records.js';
-import { conversationKey } from './threads.js';
+import { conversationKey, correspondentPrefix } from './threads.js';
 import { makeUsableDirectory } from '../daemon/new-directory.js';
 
 export const CONVERSATIONS_DIRECTORY = 'conversations';
@@ -44,7 +44,16 @@ export interface ConversationStore {
   readonly rebase: (key: string, record: ConversationRecord) => Promise<void>;
   /** Removes every generation of a conversation. */
   readonly removeConversation: (key: string) => Promise<void>;
+  /** Whether conversation `key` is stored. */
+  readonly isStored: (key: string) => boolean;
+  /** The keys of every stored conversation of `correspondent` (without a scan of the others). */
+  readonly keysOf: (correspondent: string) => readonly string[];
+  /** How many conversations are stored. */
+  readonly count: () => number;
 }
+
+/** The length of a key's correspondent part (threads.ts). */
+const PREFIX_LENGTH = correspondentPrefix('').length;
 
 export const makeConversationStore = (
   powers: Ref<GuestPowers>,
@@ -54,6 +63,22 @@ export const makeConversationStore = (
   const generations = new Map<string, number[]>();
   /** The generation new turns go to, once it is known to be sound. */
   const live = new Map<string, number>();
+  /** The stored keys, by their correspondent part. */
+  const byCorrespondent = new Map<string, Set<string>>();
+
+  const setGenerations = (key: string, known: number[]) => {
+    generations.set(key, known);
+    const prefix = key.slice(0, PREFIX_LENGTH);
+    byCorrespondent.set(prefix, (byCorrespondent.get(prefix) ?? new Set()).add(key));
+  };
+  const forgetKey = (key: string) => {
+    generations.delete(key);
+    live.delete(key);
+    const prefix = key.slice(0, PREFIX_LENGTH);
+    const keys = byCorrespondent.get(prefix);
+    keys?.delete(key);
+    if (keys?.size === 0) byCorrespondent.delete(prefix);
+  };
 
   const path = (key: string, generation: number, ...rest: string[]) => [
     CONVERSATIONS_DIRECTORY,
@@ -80,7 +105,7 @@ export const makeConversationStore = (
       if (parsed === undefined) continue;
       const known = generations.get(parsed.key) ?? [];
       known.push(parsed.generation);
-      generations.set(parsed.key, known.sort((a, b) => b - a));
+      setGenerations(parsed.key, known.sort((a, b) => b - a));
     }
     return harden([...generations.keys()]);
   };
@@ -139,7 +164,7 @@ export const makeConversationStore = (
     await withNewDirectory(path(key, generation), () =>
       E(powers).storeValue(harden(record), path(key, generation, nodeName(record.seq))),
     );
-    generations.set(key, [generation]);
+    setGenerations(key, [generation]);
     live.set(key, generation);
     await Promise.all(older.map(g => E(powers).remove(...path(key, g)).catch(() => {})));
   };
@@ -155,11 +180,19 @@ export const makeConversationStore = (
 
   const removeConversation = async (key: string) => {
     const older = generations.get(key) ?? [];
-    generations.delete(key);
-    live.delete(key);
+    forgetKey(key);
     await Promise.all(older.map(g => E(powers).remove(...path(key, g)).catch(() => {})));
   };
 
-  return harden({ open, load, append, rebase: startGeneration, removeConversation });
+  return harden({
+    open,
+    load,
+    append,
+    rebase: startGeneration,
+    removeConversation,
+    isStored: (key: string) => generations.has(key),
+    keysOf: (correspondent: string) => [...(byCorrespondent.get(correspondentPrefix(correspondent)) ?? [])],
+    count: () => generations.size,
+  });
 };
 harden(makeConversationStore);

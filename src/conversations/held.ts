@@ -1,0 +1,85 @@
+// The conversations fae keeps in memory, bounded whatever the number of
+// correspondents: the most recently used ones in a cache of HELD_LIMIT
+// (one that falls out is read back from the store when its correspondent
+// writes again), and the pinned ones, which never fall out while pinned
+// (a turn is open in them, or they hold turns not stored yet). Beside
+// them, which conversation a message id belongs to, for the latest
+// ID_LIMIT ids: finding a thread then reads no conversation but its own.
+import { makeCacheMapKit } from '@endo/cache-map';
+
+/** Conversations held without a pin, at most, unless FAE_HELD_CONVERSATIONS says otherwise. */
+export const HELD_LIMIT = 256;
+/** Message ids whose conversation is known at once, at most. */
+export const ID_LIMIT = 8192;
+/** Conversations status() describes, the latest used first. */
+const RECENT_LIMIT = 8;
+
+interface Keyed {
+  readonly key: string;
+  readonly correspondent: string;
+}
+
+export const makeHeldConversations = <C extends Keyed>(limit = HELD_LIMIT) => {
+  const { cache } = makeCacheMapKit<MapConstructor, string, C>(limit, { makeMap: Map });
+  /** Pinned conversations, with how many pins each has. */
+  const pinned = new Map<string, { readonly conversation: C; count: number }>();
+  const { cache: keyOfId } = makeCacheMapKit<MapConstructor, string, string>(ID_LIMIT, { makeMap: Map });
+  let recent: readonly string[] = [];
+
+  const touch = (key: string) => {
+    recent = [key, ...recent.filter(known => known !== key)].slice(0, RECENT_LIMIT);
+  };
+
+  const get = (key: string): C | undefined => {
+    const conversation = pinned.get(key)?.conversation ?? cache.get(key);
+    if (conversation !== undefined) touch(key);
+    return conversation;
+  };
+
+  return harden({
+    get,
+    /** Holds `conversation` (replacing any held under its key). */
+    put: (conversation: C) => {
+      cache.set(conversation.key, conversation);
+      const pin = pinned.get(conversation.key);
+      if (pin !== undefined && pin.conversation !== conversation) pinned.set(conversation.key, { conversation, count: pin.count });
+      touch(conversation.key);
+    },
+    /** Keeps `conversation` held until the returned function is called. */
+    pin: (conversation: C) => {
+      const pin = pinned.get(conversation.key) ?? { conversation, count: 0 };
+      pin.count += 1;
+      pinned.set(conversation.key, pin);
+      let released = false;
+      return () => {
+        if (released) return;
+        released = true;
+        pin.count -= 1;
+        if (pin.count > 0 || pinned.get(conversation.key) !== pin) return;
+        pinned.delete(conversation.key);
+        // Back among the others: it falls out in its turn.
+        cache.set(conversation.key, conversation);
+      };
+    },
+    /** Lets go of everything held under `key`. */
+    drop: (key: string) => {
+      cache.delete(key);
+      pinned.delete(key);
+      recent = recent.filter(known => known !== key);
+    },
+    /** The keys of `correspondent`'s pinned conversations. */
+    pinnedKeysOf: (correspondent: string) =>
+      [...pinned.values()].filter(pin => pin.conversation.correspondent === correspondent).map(pin => pin.conversation.key),
+    /** The keys of the pinned conversations. */
+    pinnedKeys: () => [...pinned.keys()],
+    /** The latest used conversations still held, newest first. */
+    recent: () => recent.map(key => pinned.get(key)?.conversation ?? cache.get(key)).filter(c => c !== undefined),
+    /** Notes that message `id` belongs to the conversation `key`. */
+    noteId: (id: string, key: string) => {
+      keyOfId.set(id, key);
+    },
+    /** The conversation key message `id` was last noted for, if still known. */
+    keyOfId: (id: string) => keyOfId.get(id),
+  });
+};
+harden(makeHeldConversations);
