@@ -8,9 +8,9 @@
 import { makeCacheMapKit } from '@endo/cache-map';
 
 /** Conversations held without a pin, at most, unless FAE_HELD_CONVERSATIONS says otherwise. */
-export const HELD_LIMIT = 256;
+export const HELD_LIMIT = 64;
 /** Message ids whose conversation is known at once, at most. */
-export const ID_LIMIT = 8192;
+export const ID_LIMIT = 2048;
 /** Conversations status() describes, the latest used first. */
 const RECENT_LIMIT = 8;
 

@@ -30,6 +30,14 @@ const provider: Provider = harden({
 
 let fae: ReturnType<typeof startFae> | undefined;
 let correspondent: Ref<Pick<GuestPowers, 'send'>> | undefined;
+let correspondents: readonly Ref<Pick<GuestPowers, 'send'>>[] = [];
+
+/** Resolves once fae has handled `count` messages in all. */
+const handled = async (count: number) => {
+  while ((fae?.status().handledMessages ?? 0) < count) {
+    await new Promise(resolve => setTimeout(resolve, 1));
+  }
+};
 
 const bootstrap = Far('IsolatedFae', {
   start: (powers: Ref<GuestPowers>, context: Ref<CapletContext>, env: Record<string, string>) => {
@@ -54,10 +62,27 @@ const bootstrap = Far('IsolatedFae', {
     if (correspondent === undefined) throw Error('converse before meet');
     for (let i = from; i <= to; i += 1) {
       await E(correspondent).send('fae', [`question ${i}: what is ${i} times ${i}?`], [], []);
-      while ((fae?.status().handledMessages ?? 0) < i) {
-        await new Promise(resolve => setTimeout(resolve, 1));
-      }
+      await handled(i);
     }
+  },
+  /** Many who write to fae, held here for the run as `meet` holds one. */
+  meetMany: (senders: readonly Ref<Pick<GuestPowers, 'send'>>[]) => {
+    correspondents = senders;
+  },
+  /**
+   * Sends one message from each correspondent `order` names (by index),
+   * each once fae has handled the one before; `before` is how many fae
+   * had handled. Resolves to the milliseconds it took, per message.
+   */
+  converseAmong: async (order: readonly number[], before: number) => {
+    const times: number[] = [];
+    for (const [i, who] of order.entries()) {
+      const started = performance.now();
+      await E(correspondents[who]).send('fae', [`note ${before + i + 1} from correspondent ${who}`], [], []);
+      await handled(before + i + 1);
+      times.push(performance.now() - started);
+    }
+    return harden(times);
   },
   /**
    * This thread's used heap, in bytes, after collections and CapTP drops:

@@ -43,6 +43,16 @@ export const startIsolatedFae = async (env: Record<string, string>) => {
     controller,
     /** HOST sends messages `from` to `to`, each once fae has handled the one before. */
     converse: (from: number, to: number): Promise<void> => E(isolate).converse(from, to),
+    /** The guests `names`, each knowing fae as "fae", held in fae's thread to write to it. */
+    meetMany: async (names: readonly string[]) => {
+      const guests = await Promise.all(
+        names.map(name => E(host).provideGuest(name, { introducedNames: { fae: 'fae' }, agentName: `${name}-agent` })),
+      );
+      await E(isolate).meetMany(harden(guests));
+    },
+    /** One message from each guest `order` names (by index); the ms each took. */
+    converseAmong: (order: readonly number[], before: number): Promise<readonly number[]> =>
+      E(isolate).converseAmong(harden([...order]), before),
     /** fae's thread's used heap, in bytes, once garbage and drops are settled. */
     heapUsed: (): Promise<HeapReading> => E(isolate).heapUsed(),
     stop: async () => {

@@ -5,11 +5,13 @@
 import { run as tools } from './tools.js';
 import { run as registry } from './registry.js';
 import { benchConversations as conversations } from './conversations.js';
+import { benchCorrespondents as correspondents } from './correspondents.js';
 
 const BENCHES: readonly (readonly [string, () => Promise<void>])[] = [
   ['tools', tools],
   ['registry', registry],
   ['conversations', conversations],
+  ['correspondents', correspondents],
 ];
 
 const main = async () => {

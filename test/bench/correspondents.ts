@@ -1,0 +1,61 @@
+// Many correspondents (issue 19): 1,000 guests write to one fae, 5
+// messages each, then 1,000 more messages spread over them. fae runs in a
+// thread of its own (isolated-fae.ts), so its heap is read without the
+// daemon's. Prints fae's heap after the first 100 correspondents and at
+// the end (target: no more than 2 MB above), and the time per message of
+// the last 1,000 against the first 1,000 (target: ratio ≤ 1.2).
+import { E } from '@endo/far';
+import { startIsolatedFae } from './isolated-fae.js';
+import { canCollectGarbage } from '../support/garbage.js';
+
+const CORRESPONDENTS = 1000;
+const MESSAGES_EACH = 5;
+const SPREAD = 1000;
+const HEAP_MARGIN = 2 * 1024 * 1024;
+const RATIO_TARGET = 1.2;
+
+/** Each of correspondents `from`…`to - 1` writes MESSAGES_EACH messages in a row. */
+const inTurn = (from: number, to: number) =>
+  Array.from({ length: (to - from) * MESSAGES_EACH }, (_, i) => from + Math.floor(i / MESSAGES_EACH));
+
+/** SPREAD writers drawn over every correspondent, the same draw every run. */
+const spread = () => {
+  let seed = 7;
+  return Array.from({ length: SPREAD }, () => {
+    seed = (seed * 1103515245 + 12345) % 2147483648;
+    return seed % CORRESPONDENTS;
+  });
+};
+
+const mean = (times: readonly number[]) => times.reduce((sum, t) => sum + t, 0) / times.length;
+
+export const benchCorrespondents = async () => {
+  const fae = await startIsolatedFae({});
+  await fae.meetMany(Array.from({ length: CORRESPONDENTS }, (_, i) => `writer-${i}`));
+  const times: number[] = [];
+  let sent = 0;
+  const converse = async (order: readonly number[]) => {
+    times.push(...(await fae.converseAmong(order, sent)));
+    sent += order.length;
+    await E(fae.host).dismissAll();
+  };
+  await converse(inTurn(0, 100));
+  const at100 = await fae.heapUsed();
+  await converse(inTurn(100, CORRESPONDENTS));
+  await converse(spread());
+  const atEnd = await fae.heapUsed();
+  await fae.stop();
+  const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(2)} MB`;
+  const rough = canCollectGarbage ? '' : ' (no gc(): rough)';
+  const growth = atEnd.total - at100.total;
+  const heapMet = growth <= HEAP_MARGIN ? 'met' : 'MISSED';
+  console.log(
+    `correspondents: fae's heap after the first 100 correspondents (${100 * MESSAGES_EACH} messages) ${mb(at100.total)}, after ${CORRESPONDENTS} correspondents and ${SPREAD} more messages (${sent} in all) ${mb(atEnd.total)}: ${growth >= 0 ? '+' : '-'}${mb(Math.abs(growth))} (code space ${mb(atEnd.code - at100.code)}); at most +${mb(HEAP_MARGIN)}: ${heapMet}${rough}`,
+  );
+  const first = mean(times.slice(0, SPREAD));
+  const last = mean(times.slice(-SPREAD));
+  const ratio = last / first;
+  console.log(
+    `correspondents: time per message, first ${SPREAD} ${first.toFixed(2)} ms, last ${SPREAD} ${last.toFixed(2)} ms: ratio ${ratio.toFixed(2)}; at most ${RATIO_TARGET}: ${ratio <= RATIO_TARGET ? 'met' : 'MISSED'}`,
+  );
+};
