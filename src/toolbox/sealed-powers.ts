@@ -74,11 +74,11 @@ const asNameOrPath = (path: readonly string[]): NameOrPath => (path.length === 1
  * "//a/./b/", ["a", "b"] and ["/a", "b/"] are all a/b.
  */
 const segmentsOf = (nameOrPath: unknown): string[] => {
-  const parts = typeof nameOrPath === 'string' ? [nameOrPath] : Array.isArray(nameOrPath) ? nameOrPath : [];
-  if (typeof nameOrPath !== 'string' && (!Array.isArray(nameOrPath) || parts.some(part => typeof part !== 'string'))) {
+  const parts: unknown[] = Array.isArray(nameOrPath) ? nameOrPath : [nameOrPath];
+  if (!parts.every((part): part is string => typeof part === 'string')) {
     throw Error(`${q(nameOrPath)} is not a name or path; give a pet name such as "notes" or a path such as "tools/greet"`);
   }
-  return (parts as string[]).flatMap(part => part.split('/')).filter(name => name !== '' && name !== '.');
+  return parts.flatMap(part => part.split('/')).filter(name => name !== '' && name !== '.');
 };
 
 export const makeSealedPowers = (
@@ -132,7 +132,9 @@ export const makeSealedPowers = (
       }
     }
     const holderId = idAt(agent);
-    // A sealed name beneath fae's agent or its handle means fae's own.
+    // A sealed directory is reached by its id anywhere, and by its name at
+    // fae's top level or beneath fae's agent or handle (so also before the
+    // store exists, and "@self/conversations" means fae's own).
     const ownIds = new Set([holderId, idAt(self)]);
     ownIds.delete(undefined);
     const reachedAt = (path: readonly string[], i: number) => {
@@ -231,8 +233,12 @@ export const makeSealedPowers = (
     send: async (recipient, strings, edgeNames, petNames, ...replyTo) =>
       guarded(
         [[recipient, 'read'], ...petNames.map(name => [name, 'give'] as const)],
-        async (to, ...given) =>
-          E(powers).send(asNameOrPath(to.path), strings, edgeNames, harden(given.map(({ path }) => asNameOrPath(path))), ...replyTo.filter(n => n !== undefined)),
+        async (to, ...given) => {
+          const attached = harden(given.map(({ path }) => asNameOrPath(path)));
+          // February's send takes no fifth argument, not even undefined.
+          const extra = replyTo.filter(number => number !== undefined);
+          return E(powers).send(asNameOrPath(to.path), strings, edgeNames, attached, ...extra);
+        },
       ),
     reply: async (number, strings, edgeNames, petNames) =>
       guarded(
