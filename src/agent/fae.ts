@@ -153,7 +153,8 @@ export const startFae = (
     installedTools: () => registry.installed(),
     logger,
     probeTimeoutMs: config.probeTimeoutMs,
-    privateNames: [CONVERSATIONS_DIRECTORY],
+    // The built-ins work on a view of fae's powers without the store.
+    sealed: [{ name: CONVERSATIONS_DIRECTORY, holds: "fae's private memory of its conversations" }],
     // Mail from the current correspondent, and fae's own mail to them.
     visibleMessage: message =>
       currentCorrespondent !== undefined &&

@@ -94,8 +94,9 @@ export const makeMailTools = (
         const recipient = daemon === undefined ? asked : (await daemon()).path(asked);
         const description = readString(args, 'description');
         const responseName = readNamePath(args, 'responseName');
+        // A refusal (a sealed name) is the answer, not "nothing is named".
         const [recipientId, taken] = await Promise.all([
-          E(powers).identify(...recipient).catch(() => undefined),
+          E(powers).identify(...recipient),
           E(powers).has(...responseName),
         ]);
         if (recipientId === undefined) {

@@ -6,10 +6,9 @@
 // set (lal's directory and mail tools, inspect, help) lives in
 // built-in-{directory,mail,inspection}-tools.ts.
 import { E } from '@endo/far';
-import { q } from '@endo/errors';
 import { makeExo } from '@endo/exo';
 import { FaeToolInterface } from '../tool-kit/fae-tool-interface.js';
-import type { FaeToolMethods, GuestPowers, MessageRecord, Ref } from '../daemon/endo-types.js';
+import type { GuestPowers, MessageRecord, Ref } from '../daemon/endo-types.js';
 import type { FaeTool } from './tools.js';
 import { TOOLS_DIRECTORY } from './tools.js';
 import { formulaIdOf } from '../daemon/dialect.js';
@@ -26,6 +25,7 @@ import { builtInSchema } from './built-in-tool.js';
 import { withNameChangeNotice } from './name-change-notice.js';
 import { makeMailTools } from './built-in-mail-tools.js';
 import { makeInspectionTools } from './built-in-inspection-tools.js';
+import { makeSealedPowers, type SealedDirectory } from './sealed-powers.js';
 
 type Args = Readonly<Record<string, unknown>>;
 
@@ -70,10 +70,12 @@ export interface BuiltInToolHooks {
    */
   readonly onForget?: () => Promise<number>;
   /**
-   * Top-level names the model may not see or touch (fae's stored
-   * conversations: one correspondent must not read another's).
+   * Top-level directories of fae's that do not exist for the built-ins
+   * (fae's stored conversations: one correspondent must not read
+   * another's). They work on a view of the powers without them
+   * (sealed-powers.ts).
    */
-  readonly privateNames?: readonly string[];
+  readonly sealed?: readonly SealedDirectory[];
   /**
    * Which inbox messages listMessages shows: those of the conversation being
    * handled, so one correspondent never sees another's mail. All by default.
@@ -84,9 +86,6 @@ export interface BuiltInToolHooks {
   /** Upper bound of a capability's answer to inspect, in ms. */
   readonly probeTimeoutMs?: number;
 }
-
-/** The arguments of the built-ins that name something in fae's directory. */
-const PATH_ARGUMENTS = ['petName', 'path', 'from', 'to', 'recipient', 'responseName', 'petNames'];
 
 const makeBuiltInTool = (
   name: string,
@@ -178,7 +177,7 @@ const summarize = (message: MessageRecord, sender: string) =>
   });
 
 export const makeBuiltInTools = (
-  powers: Ref<GuestPowers>,
+  guestPowers: Ref<GuestPowers>,
   {
     daemon: givenDaemon,
     onDismiss,
@@ -192,39 +191,18 @@ export const makeBuiltInTools = (
     logger,
     probeTimeoutMs,
     onForget,
-    privateNames = [],
+    sealed = [],
     visibleMessage = () => true,
   }: BuiltInToolHooks = {},
 ): ReadonlyMap<string, FaeTool> => {
   let daemonP: Promise<DaemonAdapter> | undefined;
   const provideDaemon = () => {
-    daemonP ??= Promise.resolve(givenDaemon ?? makeDaemonAdapter(powers));
+    daemonP ??= Promise.resolve(givenDaemon ?? makeDaemonAdapter(guestPowers));
     return daemonP;
   };
-  const isPrivate = (name: string) => privateNames.includes(name.split('/')[0]);
-  /** Refuses any name or path argument into a private name, before the daemon sees it. */
-  const refusePrivate = (value: unknown) => {
-    const names = Array.isArray(value) ? value.flat() : [value];
-    const found = names.find(name => typeof name === 'string' && isPrivate(name));
-    if (found !== undefined) {
-      throw Error(`${q(found)} is fae's private memory of its conversations; no tool may read or change it`);
-    }
-  };
-  const guardPrivate = ([name, tool]: readonly [string, FaeTool]): [string, FaeTool] => {
-    // Built-ins are local exos, so their methods answer synchronously.
-    const local = tool as FaeToolMethods;
-    return [
-      name,
-      makeExo(`${name}BuiltIn`, FaeToolInterface, {
-        schema: () => local.schema(),
-        help: () => local.help(),
-        execute: async (args: Args) => {
-          for (const key of PATH_ARGUMENTS) refusePrivate(args[key]);
-          return local.execute(args);
-        },
-      }),
-    ];
-  };
+  // Every built-in, here and in the files it draws on, gets only this
+  // view: what is sealed does not exist there, whatever name a tool uses.
+  const powers = makeSealedPowers(guestPowers, { sealed, daemon: provideDaemon });
   const tools: [string, FaeTool][] = [
     [
       'list',
@@ -239,9 +217,10 @@ export const makeBuiltInTools = (
         },
         [],
         async args =>
+          // The view takes either spelling of a special name.
           args.path === undefined || args.path === null || args.path === ''
-            ? (await E(powers).list()).filter(name => !isPrivate(name))
-            : E(powers).list(...(await provideDaemon()).path(readNamePath(args, 'path'))),
+            ? E(powers).list()
+            : E(powers).list(...readNamePath(args, 'path')),
       ),
     ],
     [
@@ -339,12 +318,12 @@ export const makeBuiltInTools = (
         ['recipient', 'strings'],
         async args => {
           const forMessage = messageBeingHandled();
-          const daemon = await provideDaemon();
-          const recipient = daemon.path(readNamePath(args, 'recipient'));
+          const asked = readNamePath(args, 'recipient');
+          const recipient = (await provideDaemon()).path(asked);
           const strings = harden(readStringArray(args, 'strings').map(redact));
           const edgeNames = readStringArray(args, 'edgeNames');
           assertSaysSomething('send', strings, edgeNames);
-          await daemon.send(recipient, strings, edgeNames, readStringArray(args, 'petNames'));
+          await E(powers).send(asked, strings, edgeNames, readStringArray(args, 'petNames'));
           onSend?.(recipient, forMessage);
           return `Sent the message to ${JSON.stringify(recipient.join('/'))}.`;
         },
@@ -441,12 +420,6 @@ export const makeBuiltInTools = (
       ),
     ]);
   }
-  // The privacy guard wraps the local exos (it calls them directly); the
-  // registry's notice wraps the guarded tool, so only a change that really
-  // happened is announced.
-  const guarded = privateNames.length === 0 ? all : all.map(guardPrivate);
-  return new Map(
-    guarded.map(([name, tool]) => [name, withNameChangeNotice(name, tool, onNameChanged)] as const),
-  );
+  return new Map(all.map(([name, tool]) => [name, withNameChangeNotice(name, tool, onNameChanged)] as const));
 };
 harden(makeBuiltInTools);
