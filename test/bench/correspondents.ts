@@ -3,7 +3,8 @@
 // thread of its own (isolated-fae.ts), so its heap is read without the
 // daemon's. Prints fae's heap after the first 100 correspondents and at
 // the end (target: no more than 2 MB above), and the time per message of
-// the last 1,000 against the first 1,000 (target: ratio ≤ 1.2).
+// the last 1,000 against the first 1,000 (target: ratio ≤ 1.2), fae's own
+// and the whole.
 import { E } from '@endo/far';
 import { startIsolatedFae } from './isolated-fae.js';
 import { canCollectGarbage } from '../support/garbage.js';
@@ -33,9 +34,12 @@ export const benchCorrespondents = async () => {
   const fae = await startIsolatedFae({});
   await fae.meetMany(Array.from({ length: CORRESPONDENTS }, (_, i) => `writer-${i}`));
   const times: number[] = [];
+  const busy: number[] = [];
   let sent = 0;
   const converse = async (order: readonly number[]) => {
-    times.push(...(await fae.converseAmong(order, sent)));
+    const measured = await fae.converseAmong(order, sent);
+    times.push(...measured.times);
+    busy.push(...measured.busy);
     sent += order.length;
     await E(fae.host).dismissAll();
   };
@@ -52,10 +56,16 @@ export const benchCorrespondents = async () => {
   console.log(
     `correspondents: fae's heap after the first 100 correspondents (${100 * MESSAGES_EACH} messages) ${mb(at100.total)}, after ${CORRESPONDENTS} correspondents and ${SPREAD} more messages (${sent} in all) ${mb(atEnd.total)}: ${growth >= 0 ? '+' : '-'}${mb(Math.abs(growth))} (code space ${mb(atEnd.code - at100.code)}); at most +${mb(HEAP_MARGIN)}: ${heapMet}${rough}`,
   );
-  const first = mean(times.slice(0, SPREAD));
-  const last = mean(times.slice(-SPREAD));
-  const ratio = last / first;
-  console.log(
-    `correspondents: time per message, first ${SPREAD} ${first.toFixed(2)} ms, last ${SPREAD} ${last.toFixed(2)} ms: ratio ${ratio.toFixed(2)}; at most ${RATIO_TARGET}: ${ratio <= RATIO_TARGET ? 'met' : 'MISSED'}`,
-  );
+  const ratioOf = (series: readonly number[]) => {
+    const first = mean(series.slice(0, SPREAD));
+    const last = mean(series.slice(-SPREAD));
+    const ratio = last / first;
+    return `first ${SPREAD} ${first.toFixed(2)} ms, last ${SPREAD} ${last.toFixed(2)} ms: ratio ${ratio.toFixed(2)}; at most ${RATIO_TARGET}: ${ratio <= RATIO_TARGET ? 'met' : 'MISSED'}`;
+  };
+  // The whole time includes the simulated daemon's collection pass after
+  // each call, which walks every formula it holds (as February's does), so
+  // it grows with the mail whatever fae keeps; fae's own share is its
+  // thread's busy time.
+  console.log(`correspondents: fae's own time per message (its thread busy), ${ratioOf(busy)}`);
+  console.log(`correspondents: whole time per message (the daemon's collection passes included), ${ratioOf(times)}`);
 };

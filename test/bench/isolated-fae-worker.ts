@@ -72,17 +72,22 @@ const bootstrap = Far('IsolatedFae', {
   /**
    * Sends one message from each correspondent `order` names (by index),
    * each once fae has handled the one before; `before` is how many fae
-   * had handled. Resolves to the milliseconds it took, per message.
+   * had handled. Resolves to the milliseconds each message took, and
+   * those this thread was busy for it.
    */
   converseAmong: async (order: readonly number[], before: number) => {
     const times: number[] = [];
+    // This thread's busy time: fae's own work, without the daemon's.
+    const busy: number[] = [];
     for (const [i, who] of order.entries()) {
       const started = performance.now();
+      const loop = performance.eventLoopUtilization();
       await E(correspondents[who]).send('fae', [`note ${before + i + 1} from correspondent ${who}`], [], []);
       await handled(before + i + 1);
       times.push(performance.now() - started);
+      busy.push(performance.eventLoopUtilization(loop).active);
     }
-    return harden(times);
+    return harden({ times, busy });
   },
   /**
    * This thread's used heap, in bytes, after collections and CapTP drops:

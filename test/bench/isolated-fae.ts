@@ -50,8 +50,11 @@ export const startIsolatedFae = async (env: Record<string, string>) => {
       );
       await E(isolate).meetMany(harden(guests));
     },
-    /** One message from each guest `order` names (by index); the ms each took. */
-    converseAmong: (order: readonly number[], before: number): Promise<readonly number[]> =>
+    /** One message from each guest `order` names (by index); the ms each took, and those fae was busy. */
+    converseAmong: (
+      order: readonly number[],
+      before: number,
+    ): Promise<{ readonly times: readonly number[]; readonly busy: readonly number[] }> =>
       E(isolate).converseAmong(harden([...order]), before),
     /** fae's thread's used heap, in bytes, once garbage and drops are settled. */
     heapUsed: (): Promise<HeapReading> => E(isolate).heapUsed(),
