@@ -44,8 +44,6 @@ export interface BuiltInToolHooks {
    * answered, whose closing notice still needs it).
    */
   readonly deferDismiss?: (number: bigint) => boolean;
-  /** Applied to the text of every message the model sends: mail never carries a secret. */
-  readonly redact?: (text: string) => string;
   /**
    * Told of every name path fae itself bound or unbound (store, remove,
    * adoptTool), once the daemon has done it; awaited, so the tool registry
@@ -179,7 +177,6 @@ export const makeBuiltInTools = (
     onReply,
     onSend,
     deferDismiss,
-    redact = text => text,
     onNameChanged,
     installedTools,
     logger,
@@ -333,7 +330,7 @@ export const makeBuiltInTools = (
         async args => {
           const daemon = await provideDaemon();
           const recipient = daemon.path(readNamePath(args, 'recipient'));
-          const strings = harden(readStringArray(args, 'strings').map(redact));
+          const strings = readStringArray(args, 'strings');
           const edgeNames = readStringArray(args, 'edgeNames');
           assertSaysSomething('send', strings, edgeNames);
           await daemon.send(recipient, strings, edgeNames, readStringArray(args, 'petNames'));
@@ -356,7 +353,7 @@ export const makeBuiltInTools = (
         ['messageNumber', 'strings'],
         async args => {
           const number = toMessageNumber(args.messageNumber);
-          const strings = harden(readStringArray(args, 'strings').map(redact));
+          const strings = readStringArray(args, 'strings');
           const edgeNames = readStringArray(args, 'edgeNames');
           assertSaysSomething('reply', strings, edgeNames);
           await E(powers).reply(number, strings, edgeNames, readStringArray(args, 'petNames'));
