@@ -152,6 +152,7 @@ export const startFae = (
     },
     onNameChanged: path => registry.noteChanged(path),
     installedTools: () => registry.installed(),
+    offeredTools: () => registry.current(),
     logger,
     probeTimeoutMs: config.probeTimeoutMs,
     privateNames: [CONVERSATIONS_DIRECTORY],

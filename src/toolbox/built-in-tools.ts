@@ -10,7 +10,7 @@ import { q } from '@endo/errors';
 import { makeExo } from '@endo/exo';
 import { FaeToolInterface } from '../tool-kit/fae-tool-interface.js';
 import type { FaeToolMethods, GuestPowers, MessageRecord, Ref } from '../daemon/endo-types.js';
-import type { FaeTool } from './tools.js';
+import type { DiscoveredTools, FaeTool } from './tools.js';
 import { TOOLS_DIRECTORY } from './tools.js';
 import { formulaIdOf } from '../daemon/dialect.js';
 import type { JsonSchema } from '../../providers/types.js';
@@ -55,6 +55,11 @@ export interface BuiltInToolHooks {
    * vouches for it, undefined otherwise; adoptTool then lists nothing.
    */
   readonly installedTools?: () => ReadonlyMap<string, string> | undefined;
+  /**
+   * What the model is offered now (the tool registry's view), so adoptTool
+   * can say which name the adopted tool is called by.
+   */
+  readonly offeredTools?: () => Promise<DiscoveredTools>;
   /**
    * Forgets the conversation with whoever sent the message being handled
    * (every thread of it, and only theirs); resolves to how many threads
@@ -159,6 +164,19 @@ const findInstalled = async (
   return { names, sameAs: names.find((_, i) => ids[i] === attachmentId) };
 };
 
+/** How adoptTool tells the model the name the tool at tools/`petName` is called by. */
+const availability = (petName: string, offered: DiscoveredTools | undefined) => {
+  if (offered === undefined) return 'It is available now.';
+  const found = [...offered.origins].find(([, origin]) => origin.petName === petName);
+  if (found === undefined) {
+    return 'It is not among your tools, though: its schema is unusable, or another tool under tools/ already has its name.';
+  }
+  const [name, { ownName }] = found;
+  return name === ownName
+    ? `It is available now as \`${name}\`.`
+    : `It is available now as \`${name}\` (its own name \`${ownName}\` is a built-in's).`;
+};
+
 /** A message as the listMessages tool reports it. */
 const summarize = (message: MessageRecord, sender: string) =>
   harden({
@@ -179,6 +197,7 @@ export const makeBuiltInTools = (
     deferDismiss,
     onNameChanged,
     installedTools,
+    offeredTools,
     logger,
     probeTimeoutMs,
     onForget,
@@ -287,7 +306,7 @@ export const makeBuiltInTools = (
       'adoptTool',
       makeBuiltInTool(
         'adoptTool',
-        'Adopt a tool capability attached to a message and install it in tools/. It can be used at once, under the name its schema gives.',
+        'Adopt a tool capability attached to a message and install it in tools/. It can be used at once, under the name the result gives (the one its schema gives, or tool_<name> when a built-in has that name).',
         {
           messageNumber: MESSAGE_NUMBER,
           edgeName: { type: 'string', description: 'The label of the attachment in the message (without "@").' },
@@ -310,7 +329,8 @@ export const makeBuiltInTools = (
           }
           await E(powers).adopt(number, edgeName, [TOOLS_DIRECTORY, toolName]);
           await onNameChanged?.([TOOLS_DIRECTORY, toolName]);
-          return `Adopted @${edgeName} from message #${number} as tools/${toolName}. It is available now.`;
+          const offered = offeredTools === undefined ? undefined : await offeredTools();
+          return `Adopted @${edgeName} from message #${number} as tools/${toolName}. ${availability(toolName, offered)}`;
         },
       ),
     ],
