@@ -306,7 +306,7 @@ export const makeBuiltInTools = (
       'adoptTool',
       makeBuiltInTool(
         'adoptTool',
-        'Adopt a tool capability attached to a message and install it in tools/. It can be used at once, under the name the result gives (the one its schema gives, or tool_<name> when a built-in has that name).',
+        'Adopt a tool capability attached to a message and install it in tools/. It can be used at once, under the name the result gives.',
         {
           messageNumber: MESSAGE_NUMBER,
           edgeName: { type: 'string', description: 'The label of the attachment in the message (without "@").' },
