@@ -1,4 +1,5 @@
-// endo run --UNCONFINED dist/setup-replace.js --powers AGENT -E LAL_HOST=… [-E LAL_MODEL=…] [-E LAL_AUTH_TOKEN=…]
+// endo run --UNCONFINED dist/setup-replace.js --powers AGENT -E LAL_HOST=… [-E LAL_MODEL=…]
+//   [-E LAL_AUTH_TOKEN_FILE=<a file holding the API key>] (or LAL_AUTH_TOKEN in the environment)
 // Replaces the running fae with one that has the settings given: the old
 // controller is unpinned, cancelled and removed, a new one is started for
 // the same guest (its directory, tools/ and unanswered mail stay) and
@@ -7,10 +8,15 @@
 import process from 'node:process';
 import { type Env, type HostRef, formatReport, readFaeSetupConfig } from './src/provisioning/provisioning.js';
 import { inspectHost } from './src/provisioning/host-state.js';
+import { type SetupInvocation, processInvocation, resolveAuthToken } from './src/provisioning/auth-token.js';
 import { replaceFae } from './src/provisioning/fae-caplet.js';
 
-export const setupReplace = async (host: HostRef, env: Env = process.env) => {
-  const config = readFaeSetupConfig(env);
+export const setupReplace = async (
+  host: HostRef,
+  env: Env = process.env,
+  invocation: SetupInvocation = processInvocation(),
+) => {
+  const config = readFaeSetupConfig(resolveAuthToken(env, invocation));
   const state = await inspectHost(host);
   return formatReport('setup-replace:', await replaceFae(host, config, state));
 };

@@ -1,4 +1,5 @@
-// endo run --UNCONFINED dist/setup-with-tools.js --powers AGENT -E LAL_HOST=… [-E LAL_MODEL=…] [-E LAL_AUTH_TOKEN=…]
+// endo run --UNCONFINED dist/setup-with-tools.js --powers AGENT -E LAL_HOST=… [-E LAL_MODEL=…]
+//   [-E LAL_AUTH_TOKEN_FILE=<a file holding the API key>] (or LAL_AUTH_TOKEN in the environment)
 // Creates the example tool caplets in the host's inventory, then provisions
 // fae with them introduced under the same names; fae moves them into its
 // tools/ directory when it starts.
@@ -11,13 +12,18 @@ import {
   readFaeSetupConfig,
 } from './src/provisioning/provisioning.js';
 import { inspectHost } from './src/provisioning/host-state.js';
+import { type SetupInvocation, processInvocation, resolveAuthToken } from './src/provisioning/auth-token.js';
 import { provideToolCaplets } from './src/provisioning/tool-caplets.js';
 import { checkFaeGuest, provideFae } from './src/provisioning/fae-caplet.js';
 
-export const setupWithTools = async (host: HostRef, env: Env = process.env) => {
+export const setupWithTools = async (
+  host: HostRef,
+  env: Env = process.env,
+  invocation: SetupInvocation = processInvocation(),
+) => {
   // The settings and every name both steps need are checked before the
   // tools are made, so a bad setting or a missing name creates nothing.
-  const config = readFaeSetupConfig(env);
+  const config = readFaeSetupConfig(resolveAuthToken(env, invocation));
   const state = await inspectHost(host);
   checkFaeGuest(state);
   const toolLines = await provideToolCaplets(host, EXAMPLE_TOOLS, {}, state);

@@ -1,14 +1,20 @@
-// endo run --UNCONFINED dist/setup.js --powers AGENT -E LAL_HOST=… [-E LAL_MODEL=…] [-E LAL_AUTH_TOKEN=…]
+// endo run --UNCONFINED dist/setup.js --powers AGENT -E LAL_HOST=… [-E LAL_MODEL=…]
+//   [-E LAL_AUTH_TOKEN_FILE=<a file holding the API key>] (or LAL_AUTH_TOKEN in the environment)
 // Provisions fae with no tools: the guest `fae` (powers `profile-for-fae`)
 // and the caplet `controller-for-fae` running agent.js in the host's main
 // worker, pinned. Works on every daemon generation (feb, may, aug).
 import process from 'node:process';
 import { type Env, type HostRef, formatReport, readFaeSetupConfig } from './src/provisioning/provisioning.js';
 import { inspectHost } from './src/provisioning/host-state.js';
+import { type SetupInvocation, processInvocation, resolveAuthToken } from './src/provisioning/auth-token.js';
 import { provideFae } from './src/provisioning/fae-caplet.js';
 
-export const setup = async (host: HostRef, env: Env = process.env) => {
-  const config = readFaeSetupConfig(env);
+export const setup = async (
+  host: HostRef,
+  env: Env = process.env,
+  invocation: SetupInvocation = processInvocation(),
+) => {
+  const config = readFaeSetupConfig(resolveAuthToken(env, invocation));
   const state = await inspectHost(host);
   return formatReport('setup:', await provideFae(host, config, [], state));
 };

@@ -2,13 +2,17 @@
 // network, into a frozen record. Setup scripts call readProviderConfig(env) to
 // fail before provisioning anything; the agent calls it again at startup.
 import { q } from '@endo/errors';
+import { redactUrl } from '../src/logging/redact.js';
 import type { ProviderKind } from './types.js';
 
 export type Env = Readonly<Record<string, string | undefined>>;
 
 export interface ProviderConfig {
   readonly kind: ProviderKind;
-  /** Base URL of the API, exactly as LAL_HOST gave it (or the default). */
+  /**
+   * Base URL of the API, exactly as LAL_HOST gave it (or the default). It
+   * may carry a password or a key: show it only through redactUrl.
+   */
   readonly host: string;
   readonly model: string;
   /** LAL_AUTH_TOKEN. A secret: never print this field. */
@@ -72,13 +76,13 @@ const checkHost = (host: string): string => {
     url = new URL(host);
   } catch {
     throw Error(
-      `LAL_HOST must be the LLM's base URL, such as ${q(DEFAULT_HOST)}, not ${q(host)}`,
+      `LAL_HOST must be the LLM's base URL, such as ${q(DEFAULT_HOST)}, not ${q(redactUrl(host))}`,
     );
   }
   // new URL('localhost:11434') parses, with 'localhost:' as its scheme.
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
     throw Error(
-      `LAL_HOST must start with http:// or https://, not ${q(host)}; for example ${q(DEFAULT_HOST)}`,
+      `LAL_HOST must start with http:// or https://, not ${q(redactUrl(host))}; for example ${q(DEFAULT_HOST)}`,
     );
   }
   return host;
@@ -124,7 +128,7 @@ export const readProviderConfig = (env: Env): ProviderConfig => {
   const authToken = readText(env, 'LAL_AUTH_TOKEN');
   if (kind === 'anthropic' && authToken === undefined) {
     throw Error(
-      `LAL_AUTH_TOKEN is required for Anthropic (LAL_HOST ${q(host)}); set it to your API key`,
+      `LAL_AUTH_TOKEN is required for Anthropic (LAL_HOST ${q(redactUrl(host))}); set it to your API key`,
     );
   }
   const model =
@@ -144,7 +148,7 @@ export const readProviderConfig = (env: Env): ProviderConfig => {
 };
 harden(readProviderConfig);
 
-/** A one-line description that is safe to log: no token. */
+/** A one-line description that is safe to log: no token, no secret of LAL_HOST. */
 export const describeProviderConfig = (config: ProviderConfig): string =>
-  `${config.kind} model ${q(config.model)} at ${config.host}`;
+  `${config.kind} model ${q(config.model)} at ${redactUrl(config.host)}`;
 harden(describeProviderConfig);

@@ -2,7 +2,7 @@
 // wrong and which setting to fix. Each adapter first reduces its SDK's error
 // to a Failure; the wording is shared so all providers fail alike.
 import { q } from '@endo/errors';
-import type { Redact } from '../src/logging/redact.js';
+import { redactUrl, type Redact } from '../src/logging/redact.js';
 import type { ProviderConfig } from './config.js';
 import { LlmTimeoutError } from './retrying-fetch.js';
 import { UnexpectedAnswerError, type UnexpectedAnswer } from './answer-check.js';
@@ -13,22 +13,6 @@ export type Failure =
   | { readonly kind: 'timeout' }
   | { readonly kind: 'unexpected'; readonly answer: UnexpectedAnswer }
   | { readonly kind: 'other'; readonly message: string };
-
-/** The host as shown in errors: any user:password part of the URL left out. */
-export const displayHost = (host: string): string => {
-  try {
-    const url = new URL(host);
-    if (url.username === '' && url.password === '') {
-      return host;
-    }
-    url.username = '';
-    url.password = '';
-    return url.href;
-  } catch {
-    return host;
-  }
-};
-harden(displayHost);
 
 const NETWORK_CODES = harden([
   'ECONNREFUSED',
@@ -161,7 +145,8 @@ export const makeProviderError = (
   config: ProviderConfig,
   redact: Redact,
 ): Error => {
-  const at = displayHost(config.host);
+  // LAL_HOST may carry a password or a key in its query: never shown.
+  const at = redactUrl(config.host);
   switch (failure.kind) {
     case 'status':
       return statusError(failure.status, redact(failure.message).slice(0, 500), config, at);

@@ -108,9 +108,11 @@ test('after cancellation no new model request is made and the inbox is let go', 
   t.is(llm.requests.length, 1);
   // Every reader was let go (return() on a far iterator, a close syn on a
   // stream reader): the daemon ends each once its next item arrives (mail
-  // for the inbox, a name under tools/ for the tool registry), which a few
-  // more round trips let it reach under load.
+  // for the inbox, a name under tools/ for the tool registry, a top-level
+  // name for the watch of fae's own names, once it has caught up), which a
+  // few more round trips let it reach under load.
   await E(host).storeValue('wake', ['profile-for-fae', 'tools', 'wake']);
+  await E(host).storeValue('wake', ['profile-for-fae', 'wake']);
   for (let trip = 0; trip < 50 && daemon.openFollowers() > 0; trip += 1) {
     await E(host).list();
   }

@@ -8,7 +8,7 @@ import type { ChatMessage } from '../providers/types.js';
 import type { DiscoveredTools } from '../src/toolbox/tools.js';
 import { makeScriptedProvider } from './support/scripted-provider.js';
 
-const noTools: DiscoveredTools = harden({ schemas: [], toolMap: new Map() });
+const noTools: DiscoveredTools = harden({ schemas: [], toolMap: new Map(), origins: new Map() });
 
 const dependencies = (
   provider: TurnDependencies['provider'],

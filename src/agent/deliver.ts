@@ -52,6 +52,8 @@ export const makeDeliver = (
   };
   const deliver = async (message: MessageRecord, said: string) => {
     // The model may repeat a secret it saw in a tool result; mail never carries one.
+    // All outgoing mail is redacted string by string (redacted-mail.ts); a long
+    // text is redacted whole first, so no secret escapes by being cut in two.
     const text = redact(said);
     try {
       await (await daemonAdapter).reply(message.number, asStrings(text));

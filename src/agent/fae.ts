@@ -16,6 +16,7 @@ import { makeDaemonAdapter } from '../daemon/adapter.js';
 import { formulaIdOf } from '../daemon/dialect.js';
 import { readFaeConfig } from './config.js';
 import { makeEnvRedactor } from '../logging/redact.js';
+import { redactOutgoingMail } from '../daemon/redacted-mail.js';
 import { makeLogger } from '../logging/log.js';
 import { makeBuiltInTools } from '../toolbox/built-in-tools.js';
 import { makeToolRegistry } from '../toolbox/tool-registry.js';
@@ -61,7 +62,7 @@ const FaeInterface = M.interface('Fae', {
 type State = 'starting' | 'running' | 'stopped' | 'failed';
 
 export const startFae = (
-  powers: Ref<GuestPowers>,
+  guestPowers: Ref<GuestPowers>,
   context: Ref<CapletContext>,
   // The sender's raw id: the same for a raw id and for locators of either
   // syntax, with or without hints, so one sender is one correspondent.
@@ -70,6 +71,10 @@ export const startFae = (
   const config = readFaeConfig(env);
   const redact = makeEnvRedactor(env);
   const logger = makeLogger({ redact, debug: config.debug, write });
+  // fae holds only this view of its powers: every text it mails, whoever
+  // sends it, passes the redactor on the way out.
+  const powers = redactOutgoingMail(guestPowers, redact);
+  powers.catch(() => {}); // reported by run(), through the daemon adapter
   const cancelled = whenCancelled(context);
   // Everything that differs between daemon generations goes through it.
   const daemonAdapter = makeDaemonAdapter(powers);
@@ -148,9 +153,9 @@ export const startFae = (
       if (forMessage === current.number) current.answered = true;
     },
     messageBeingHandled: () => (current.number === -1n ? undefined : current.number),
-    redact,
     onNameChanged: path => registry.noteChanged(path),
     installedTools: () => registry.installed(),
+    offeredTools: () => registry.current(),
     logger,
     probeTimeoutMs: config.probeTimeoutMs,
     // The built-ins work on a view of fae's powers without the store.

@@ -212,7 +212,7 @@ harden(runChat);
 runChat(process.argv.slice(2), process.env).then(
   code => process.exit(code),
   error => {
-    process.stderr.write(`fae chat failed: ${describeError(error)}\n`);
+    process.stderr.write(`${makeEnvRedactor(process.env)(`fae chat failed: ${describeError(error)}`)}\n`);
     process.exit(1);
   },
 );

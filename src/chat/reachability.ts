@@ -6,6 +6,7 @@
 // server fae itself would send it to, and is never part of a result text.
 import type { ProviderConfig } from '../../providers/config.js';
 import { DEFAULT_HOST } from '../../providers/config.js';
+import { redactUrl } from '../logging/redact.js';
 
 export const DEFAULT_CHECK_TIMEOUT_MS = 5_000;
 
@@ -83,17 +84,19 @@ export const LLM_CHOICE_GUIDANCE =
   'LAL_HOST=http://localhost:8080/v1 LAL_MODEL=my-model npm start';
 
 const whatWasTried = (config: ProviderConfig, url: string) =>
-  `(provider ${KIND_NAMES[config.kind]}, model "${config.model}"; tried GET ${url})`;
+  `(provider ${KIND_NAMES[config.kind]}, model "${config.model}"; tried GET ${redactUrl(url)})`;
 
 /**
  * Asks the configured server for its model list. Never throws; never
- * mentions the token.
+ * mentions the token, nor LAL_HOST's user info or query values.
  */
 export const checkLlmReachable = async (
   config: ProviderConfig,
   { timeoutMs = DEFAULT_CHECK_TIMEOUT_MS, fetch = globalThis.fetch }: ReachabilityOptions = {},
 ): Promise<Reachability> => {
   const { url, headers } = probeFor(config);
+  // LAL_HOST may carry a password or a key in its query: never shown.
+  const host = redactUrl(config.host);
   let response: Response;
   try {
     response = await fetch(url, { headers, signal: AbortSignal.timeout(timeoutMs) });
@@ -102,8 +105,9 @@ export const checkLlmReachable = async (
       ok: false,
       problem: 'unreachable',
       paragraph:
-        `fae cannot reach the LLM at ${config.host} ${whatWasTried(config, url)}: ` +
-        `${describeFailure(error, timeoutMs)}. ${LLM_CHOICE_GUIDANCE}`,
+        `fae cannot reach the LLM at ${host} ${whatWasTried(config, url)}: ` +
+        // fetch may quote the URL it refused, user info and all.
+        `${describeFailure(error, timeoutMs).split(url).join(redactUrl(url))}. ${LLM_CHOICE_GUIDANCE}`,
     });
   }
   if (response.status === 401 || response.status === 403) {
@@ -113,7 +117,7 @@ export const checkLlmReachable = async (
       ok: false,
       problem: 'refused',
       paragraph:
-        `The LLM at ${config.host} ${whatWasTried(config, url)} answered HTTP ${response.status}: ` +
+        `The LLM at ${host} ${whatWasTried(config, url)} answered HTTP ${response.status}: ` +
         `${token}. Set LAL_AUTH_TOKEN to a valid API key for that server. ${LLM_CHOICE_GUIDANCE}`,
     });
   }
@@ -124,7 +128,7 @@ export const checkLlmReachable = async (
       ok: false,
       problem: 'not-ollama',
       paragraph:
-        `The server at ${config.host} ${whatWasTried(config, url)} answered HTTP 404: it is not an Ollama server. ` +
+        `The server at ${host} ${whatWasTried(config, url)} answered HTTP 404: it is not an Ollama server. ` +
         'If it is OpenAI-compatible (llama.cpp, vLLM, LM Studio), set LAL_HOST to its URL ending in /v1, ' +
         `or set LAL_PROVIDER=openai. ${LLM_CHOICE_GUIDANCE}`,
     });

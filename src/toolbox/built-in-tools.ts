@@ -9,7 +9,7 @@ import { E } from '@endo/far';
 import { makeExo } from '@endo/exo';
 import { FaeToolInterface } from '../tool-kit/fae-tool-interface.js';
 import type { GuestPowers, MessageRecord, Ref } from '../daemon/endo-types.js';
-import type { FaeTool } from './tools.js';
+import type { DiscoveredTools, FaeTool } from './tools.js';
 import { TOOLS_DIRECTORY } from './tools.js';
 import { formulaIdOf } from '../daemon/dialect.js';
 import type { JsonSchema } from '../../providers/types.js';
@@ -50,8 +50,6 @@ export interface BuiltInToolHooks {
    * answered, whose closing notice still needs it).
    */
   readonly deferDismiss?: (number: bigint) => boolean;
-  /** Applied to the text of every message the model sends: mail never carries a secret. */
-  readonly redact?: (text: string) => string;
   /**
    * Told of every name path fae itself bound or unbound (store, remove,
    * adoptTool), once the daemon has done it; awaited, so the tool registry
@@ -63,6 +61,11 @@ export interface BuiltInToolHooks {
    * vouches for it, undefined otherwise; adoptTool then lists nothing.
    */
   readonly installedTools?: () => ReadonlyMap<string, string> | undefined;
+  /**
+   * What the model is offered now (the tool registry's view), so adoptTool
+   * can say which name the adopted tool is called by.
+   */
+  readonly offeredTools?: () => Promise<DiscoveredTools>;
   /**
    * Forgets the conversation with whoever sent the message being handled
    * (every thread of it, and only theirs); resolves to how many threads
@@ -166,6 +169,19 @@ const findInstalled = async (
   return { names, sameAs: names.find((_, i) => ids[i] === attachmentId) };
 };
 
+/** How adoptTool tells the model the name the tool at tools/`petName` is called by. */
+const availability = (petName: string, offered: DiscoveredTools | undefined) => {
+  if (offered === undefined) return 'It is available now.';
+  const found = [...offered.origins].find(([, origin]) => origin.petName === petName);
+  if (found === undefined) {
+    return 'It is not among your tools, though: its schema is unusable, or another tool under tools/ already has its name.';
+  }
+  const [name, { ownName }] = found;
+  return name === ownName
+    ? `It is available now as \`${name}\`.`
+    : `It is available now as \`${name}\` (its own name \`${ownName}\` is a built-in's).`;
+};
+
 /** A message as the listMessages tool reports it. */
 const summarize = (message: MessageRecord, sender: string) =>
   harden({
@@ -185,9 +201,9 @@ export const makeBuiltInTools = (
     onSend,
     messageBeingHandled = () => undefined,
     deferDismiss,
-    redact = text => text,
     onNameChanged,
     installedTools,
+    offeredTools,
     logger,
     probeTimeoutMs,
     onForget,
@@ -276,7 +292,7 @@ export const makeBuiltInTools = (
       'adoptTool',
       makeBuiltInTool(
         'adoptTool',
-        'Adopt a tool capability attached to a message and install it in tools/. It can be used at once, under the name its schema gives.',
+        'Adopt a tool capability attached to a message and install it in tools/. It can be used at once, under the name the result gives.',
         {
           messageNumber: MESSAGE_NUMBER,
           edgeName: { type: 'string', description: 'The label of the attachment in the message (without "@").' },
@@ -299,7 +315,8 @@ export const makeBuiltInTools = (
           }
           await E(powers).adopt(number, edgeName, [TOOLS_DIRECTORY, toolName]);
           await onNameChanged?.([TOOLS_DIRECTORY, toolName]);
-          return `Adopted @${edgeName} from message #${number} as tools/${toolName}. It is available now.`;
+          const offered = offeredTools === undefined ? undefined : await offeredTools();
+          return `Adopted @${edgeName} from message #${number} as tools/${toolName}. ${availability(toolName, offered)}`;
         },
       ),
     ],
@@ -320,7 +337,7 @@ export const makeBuiltInTools = (
           const forMessage = messageBeingHandled();
           const asked = readNamePath(args, 'recipient');
           const recipient = (await provideDaemon()).path(asked);
-          const strings = harden(readStringArray(args, 'strings').map(redact));
+          const strings = readStringArray(args, 'strings');
           const edgeNames = readStringArray(args, 'edgeNames');
           assertSaysSomething('send', strings, edgeNames);
           await E(powers).send(asked, strings, edgeNames, readStringArray(args, 'petNames'));
@@ -343,7 +360,7 @@ export const makeBuiltInTools = (
         ['messageNumber', 'strings'],
         async args => {
           const number = toMessageNumber(args.messageNumber);
-          const strings = harden(readStringArray(args, 'strings').map(redact));
+          const strings = readStringArray(args, 'strings');
           const edgeNames = readStringArray(args, 'edgeNames');
           assertSaysSomething('reply', strings, edgeNames);
           await E(powers).reply(number, strings, edgeNames, readStringArray(args, 'petNames'));

@@ -1,8 +1,7 @@
 // What the live registry knows about tools/: pet name → the formula id it
 // was last seen to name, the tool, and the outcome of reading its schema
 // once. The snapshot the model is offered is assembled from these entries
-// with the same rules as discoverTools: built-ins first, then tools/ by pet
-// name, the first of two tools with one schema name wins.
+// by the same function as discoverTools's (offered-tools.ts).
 import { E, Far } from '@endo/far';
 import { q } from '@endo/errors';
 import type { ToolSchema } from '../../providers/types.js';
@@ -11,6 +10,7 @@ import { checkToolSchema } from './tool-schema.js';
 import { withTimeout } from '../timeout.js';
 import { TOOLS_DIRECTORY } from './tools.js';
 import type { DiscoveredTools, FaeTool } from './tools.js';
+import { offerTools, type BuiltInTool, type ToolCandidate, type ToolReports } from './offered-tools.js';
 
 /** One schema read, done once per (pet name, formula id). */
 export type ToolRead =
@@ -67,7 +67,7 @@ export const readBuiltIns = async (builtIns: ReadonlyMap<string, FaeTool>) =>
     [...builtIns].map(async ([label, tool]) => {
       const check = checkToolSchema(await E(tool).schema());
       if (!check.ok) throw Error(`built-in ${q(label)}: ${check.problem}`);
-      return harden({ schema: check.schema, tool });
+      return harden({ label, schema: check.schema, tool });
     }),
   );
 
@@ -102,42 +102,31 @@ const guardTool = (
   }) as unknown as FaeTool;
 
 /**
- * Builds what the model is offered. `reportOnce` receives each problem
- * (bad schema, failed read, duplicate name) under a stable key.
+ * Builds what the model is offered (offered-tools.ts). Each problem (bad
+ * schema, failed read, duplicate name) is reported once.
  */
 export const assembleTools = async (
-  builtIns: readonly { readonly schema: ToolSchema; readonly tool: FaeTool }[],
+  builtIns: readonly BuiltInTool[],
   entries: readonly ToolEntry[],
   isCurrent: (entry: ToolEntry) => 'current' | 'removed' | 'replaced',
-  reportOnce: (key: string, fields: Record<string, unknown>) => void,
+  reports: ToolReports,
 ): Promise<DiscoveredTools> => {
   const sorted = [...entries].sort((a, b) => (a.petName < b.petName ? -1 : a.petName > b.petName ? 1 : 0));
   const reads = await Promise.all(sorted.map(entry => entry.read));
-  const schemas: ToolSchema[] = [];
-  const toolMap = new Map<string, FaeTool>();
-  for (const { schema, tool } of builtIns) {
-    schemas.push(schema);
-    toolMap.set(schema.function.name, tool);
-  }
+  const candidates: ToolCandidate[] = [];
   reads.forEach((read, index) => {
     const entry = sorted[index];
     if (!read.ok) {
-      reportOnce(read.key, read.fields);
+      reports.skipped(read.key, read.fields);
       return;
     }
-    const { name } = read.schema.function;
-    if (toolMap.has(name)) {
-      const label = `${TOOLS_DIRECTORY}/${entry.petName}`;
-      // The first wins: built-ins before daemon tools, then pet-name order.
-      reportOnce(`${label} duplicate ${name}`, {
-        tool: label,
-        problem: `another tool is already called ${q(name)}`,
-      });
-      return;
-    }
-    toolMap.set(name, guardTool(entry, name, isCurrent));
-    schemas.push(read.schema);
+    candidates.push({
+      label: `${TOOLS_DIRECTORY}/${entry.petName}`,
+      petName: entry.petName,
+      schema: read.schema,
+      toolFor: name => guardTool(entry, name, isCurrent),
+    });
   });
-  return harden({ schemas, toolMap });
+  return offerTools(builtIns, candidates, reports);
 };
 harden(assembleTools);

@@ -19,6 +19,7 @@ import { discoverTools, TOOLS_DIRECTORY } from './tools.js';
 import type { DiscoveredTools, FaeTool } from './tools.js';
 import { assembleTools, readBuiltIns, readToolEntry } from './tool-entries.js';
 import type { ToolEntry } from './tool-entries.js';
+import { makeToolReports } from './offered-tools.js';
 import { followToolsDirectory } from './tools-follower.js';
 import { watchToolsBinding } from './tools-binding.js';
 import type { NameChange, OpenFollower } from './tools-follower.js';
@@ -91,12 +92,7 @@ export const makeToolRegistry = (
     ownNames,
   }: ToolRegistryOptions = {},
 ): ToolRegistry => {
-  const reportOnce = (key: string, fields: Record<string, unknown>) => {
-    if (!reported.has(key)) {
-      reported.add(key);
-      logger.warn('tool-skipped', fields);
-    }
-  };
+  const reports = makeToolReports(logger, reported);
   const list = () => discoverTools(powers, builtIns, { logger, timeoutMs, reported });
 
   const entries = new Map<string, ToolEntry>();
@@ -185,7 +181,7 @@ export const makeToolRegistry = (
     }
     if (snapshot === undefined) {
       const building = builtInSchemas.then(schemas =>
-        assembleTools(schemas, [...entries.values()], isCurrent, reportOnce),
+        assembleTools(schemas, [...entries.values()], isCurrent, reports),
       );
       snapshot = building;
       // A failed build is not kept: the next call tries again.

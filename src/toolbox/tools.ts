@@ -6,7 +6,7 @@
 // Tool discovery and execution. At the start of every turn fae merges its
 // built-in tools with every FaeTool under its `tools/` directory, keyed by
 // the name the model is shown (the schema's function name, not the pet
-// name: upstream F5). Discovery costs about one daemon round trip: all the
+// name: upstream F5; `tool_<name>` when a built-in has that name). Discovery costs about one daemon round trip: all the
 // lookups and schema() calls go out together.
 import { E } from '@endo/far';
 import { q } from '@endo/errors';
@@ -16,15 +16,26 @@ import { withTimeout } from '../timeout.js';
 import type { Logger } from '../logging/log.js';
 import type { FaeToolMethods, GuestPowers, Ref } from '../daemon/endo-types.js';
 import { silentLogger } from '../logging/log.js';
+import { makeToolReports, offerTools, type BuiltInTool, type ToolCandidate } from './offered-tools.js';
 
 /** A FaeTool: a local exo or a remote presence; only E() is used on it. */
 export type FaeTool = Ref<FaeToolMethods>;
 
+/** Where a tool offered from tools/ comes from. */
+export interface OfferedOrigin {
+  /** Its pet name under tools/. */
+  readonly petName: string;
+  /** The name its schema gives; the offered name differs when a built-in has it. */
+  readonly ownName: string;
+}
+
 export interface DiscoveredTools {
-  /** What the model is offered, built-ins first, then tools/ by pet name. */
+  /** What the model is offered, built-ins first, then tools/ by pet name (offered-tools.ts). */
   readonly schemas: readonly ToolSchema[];
-  /** Schema name → tool. */
+  /** Offered name → tool. */
   readonly toolMap: ReadonlyMap<string, FaeTool>;
+  /** Offered name → where it comes from, for each tool from tools/. */
+  readonly origins: ReadonlyMap<string, OfferedOrigin>;
 }
 
 export interface DiscoverOptions {
@@ -43,6 +54,8 @@ const DEFAULT_SCHEMA_TIMEOUT_MS = 10_000;
 
 type Candidate = {
   readonly label: string;
+  /** Its name under tools/; undefined for a local tool. */
+  readonly petName: string | undefined;
   readonly tool: FaeTool;
   readonly schema: Promise<unknown>;
 };
@@ -66,15 +79,11 @@ export const discoverTools = async (
     reported = new Set(),
   }: DiscoverOptions = {},
 ): Promise<DiscoveredTools> => {
-  const reportOnce = (key: string, fields: Record<string, unknown>) => {
-    if (!reported.has(key)) {
-      reported.add(key);
-      logger.warn('tool-skipped', fields);
-    }
-  };
+  const reports = makeToolReports(logger, reported);
   const names = await listToolNames(powers, logger);
   const local: Candidate[] = [...localTools].map(([label, tool]) => ({
     label,
+    petName: undefined,
     tool,
     schema: E(tool).schema(),
   }));
@@ -82,6 +91,7 @@ export const discoverTools = async (
     const tool = E(powers).lookup([TOOLS_DIRECTORY, petName]) as Promise<FaeToolMethods>;
     return {
       label: `${TOOLS_DIRECTORY}/${petName}`,
+      petName,
       tool,
       schema: withTimeout(
         E(tool).schema(),
@@ -98,35 +108,27 @@ export const discoverTools = async (
     })),
   );
 
-  const schemas: ToolSchema[] = [];
-  const toolMap = new Map<string, FaeTool>();
+  const builtIns: BuiltInTool[] = [];
+  const fromDirectory: ToolCandidate[] = [];
   settled.forEach((outcome, index) => {
-    const { label } = candidates[index];
+    const { label, petName } = candidates[index];
     if (outcome.status === 'rejected') {
-      reportOnce(`${label} rejected`, { tool: label, error: outcome.reason });
+      reports.skipped(`${label} rejected`, { tool: label, error: outcome.reason });
       return;
     }
     const check = checkToolSchema(outcome.value.schema);
     if (!check.ok) {
-      reportOnce(`${label} ${check.problem}`, {
+      reports.skipped(`${label} ${check.problem}`, {
         tool: label,
         problem: check.problem,
       });
       return;
     }
-    const { name } = check.schema.function;
-    if (toolMap.has(name)) {
-      // The first wins: built-ins before daemon tools, then pet-name order.
-      reportOnce(`${label} duplicate ${name}`, {
-        tool: label,
-        problem: `another tool is already called ${q(name)}`,
-      });
-      return;
-    }
-    toolMap.set(name, outcome.value.tool);
-    schemas.push(check.schema);
+    const { tool } = outcome.value;
+    if (petName === undefined) builtIns.push({ label, schema: check.schema, tool });
+    else fromDirectory.push({ label, petName, schema: check.schema, toolFor: () => tool });
   });
-  return harden({ schemas, toolMap });
+  return offerTools(builtIns, fromDirectory, reports);
 };
 harden(discoverTools);
 
