@@ -10,6 +10,7 @@ test('defaults', t => {
     autoDismiss: true,
     debug: false,
     maxTranscript: 1000,
+    heldConversations: 64,
     maxToolResultChars: 50_000,
     toolDiscovery: 'follow',
     contextTokens: 32000,
