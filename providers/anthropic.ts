@@ -19,7 +19,7 @@ import { makeChatResult, makeToolCall, makeUsage, parseToolArguments } from './a
 import { makeTransport, type ProviderOptions } from './transport.js';
 import { endpointOf, isAnthropicMessage, wrongShape } from './answer-check.js';
 import { truncateMessages } from './truncate.js';
-import type { ChatMessage, ChatResult, Provider, StopReason, ToolSchema } from './types.js';
+import type { ChatMessage, ChatOptions, ChatResult, Provider, StopReason, ToolSchema } from './types.js';
 
 type Role = 'user' | 'assistant';
 
@@ -156,7 +156,7 @@ export const makeAnthropicProviderFromConfig = (
     openTelemetry: false,
   });
 
-  const chat = async (messages: readonly ChatMessage[], tools: readonly ToolSchema[]) => {
+  const chat = async (messages: readonly ChatMessage[], tools: readonly ToolSchema[], { signal }: ChatOptions = {}) => {
     const { system, messages: wire } = toAnthropicMessages(
       truncateMessages(messages, config.maxMessages),
     );
@@ -170,9 +170,11 @@ export const makeAnthropicProviderFromConfig = (
     transport.debug(`request ${JSON.stringify(request)}`);
     let response: Message;
     try {
-      response = await client.messages.create(request);
+      response = await client.messages.create(request, signal ? { signal } : undefined);
     } catch (error) {
       transport.debug(`error ${String(error)}`);
+      // Aborted by the caller: its reason, not an LLM failure.
+      signal?.throwIfAborted();
       throw makeProviderError(describeFailure(error), config, transport.redact);
     }
     transport.debug(`response ${JSON.stringify(response)}`);

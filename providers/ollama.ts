@@ -11,7 +11,7 @@ import type { Fetch } from './retrying-fetch.js';
 import { makeTransport, type ProviderOptions } from './transport.js';
 import { endpointOf, isOllamaReply, wrongShape } from './answer-check.js';
 import { truncateMessages } from './truncate.js';
-import type { ChatMessage, ChatResult, Provider, StopReason, ToolSchema } from './types.js';
+import type { ChatMessage, ChatOptions, ChatResult, Provider, StopReason, ToolSchema } from './types.js';
 
 /** An HTTP error status, raised before the ollama client sees the response. */
 class OllamaStatusError extends Error {
@@ -148,14 +148,28 @@ export const makeOllamaProviderFromConfig = (
   options: ProviderOptions = {},
 ): Provider => {
   const transport = makeTransport(config, env, options);
-  const client = new Ollama({
-    host: config.host,
-    fetch: makeStatusCheckingFetch(transport.fetch),
-    // Ollama itself needs no key; a gateway or ollama.com in front of it may.
-    ...(config.authToken ? { headers: { Authorization: `Bearer ${config.authToken}` } } : {}),
-  });
+  const makeClient = (fetch: Fetch) =>
+    new Ollama({
+      host: config.host,
+      fetch: makeStatusCheckingFetch(fetch),
+      // Ollama itself needs no key; a gateway or ollama.com in front of it may.
+      ...(config.authToken ? { headers: { Authorization: `Bearer ${config.authToken}` } } : {}),
+    });
+  const client = makeClient(transport.fetch);
+  /**
+   * The ollama client gives a request that is not streamed no signal, and
+   * its abort() ends all of its streamed requests at once; so a call that
+   * may be aborted gets a client of its own, whose fetch carries the
+   * call's signal.
+   */
+  const clientFor = (signal: AbortSignal | undefined) =>
+    signal === undefined
+      ? client
+      : makeClient((input, init) =>
+          transport.fetch(input, { ...init, signal: init?.signal ? AbortSignal.any([init.signal, signal]) : signal }),
+        );
 
-  const chat = async (messages: readonly ChatMessage[], tools: readonly ToolSchema[]) => {
+  const chat = async (messages: readonly ChatMessage[], tools: readonly ToolSchema[], { signal }: ChatOptions = {}) => {
     const request = {
       model: config.model,
       messages: toOllamaMessages(truncateMessages(messages, config.maxMessages)),
@@ -166,9 +180,11 @@ export const makeOllamaProviderFromConfig = (
     transport.debug(`request ${JSON.stringify(request)}`);
     let response: ChatResponse;
     try {
-      response = await client.chat(request);
+      response = await clientFor(signal).chat(request);
     } catch (error) {
       transport.debug(`error ${String(error)}`);
+      // Aborted by the caller: its reason, not an LLM failure.
+      signal?.throwIfAborted();
       throw makeProviderError(describeFailure(error), config, transport.redact);
     }
     transport.debug(`response ${JSON.stringify(response)}`);

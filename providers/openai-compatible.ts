@@ -18,7 +18,7 @@ import { makeChatResult, makeToolCall, makeUsage } from './assistant-result.js';
 import { makeTransport, type ProviderOptions } from './transport.js';
 import { endpointOf, isOpenAICompletion, wrongShape } from './answer-check.js';
 import { truncateMessages } from './truncate.js';
-import type { ChatMessage, ChatResult, Provider, StopReason, ToolSchema } from './types.js';
+import type { ChatMessage, ChatOptions, ChatResult, Provider, StopReason, ToolSchema } from './types.js';
 
 /**
  * Local servers need no key, but the SDK refuses to start without one (or
@@ -112,7 +112,7 @@ export const makeOpenAIProviderFromConfig = (
     project: null,
   });
 
-  const chat = async (messages: readonly ChatMessage[], tools: readonly ToolSchema[]) => {
+  const chat = async (messages: readonly ChatMessage[], tools: readonly ToolSchema[], { signal }: ChatOptions = {}) => {
     const request: ChatCompletionCreateParamsNonStreaming = {
       model: config.model,
       max_tokens: config.maxTokens,
@@ -122,9 +122,11 @@ export const makeOpenAIProviderFromConfig = (
     transport.debug(`request ${JSON.stringify(request)}`);
     let completion: ChatCompletion;
     try {
-      completion = await client.chat.completions.create(request);
+      completion = await client.chat.completions.create(request, signal ? { signal } : undefined);
     } catch (error) {
       transport.debug(`error ${String(error)}`);
+      // Aborted by the caller: its reason, not an LLM failure.
+      signal?.throwIfAborted();
       throw makeProviderError(describeFailure(error), config, transport.redact);
     }
     transport.debug(`response ${JSON.stringify(completion)}`);

@@ -22,10 +22,35 @@ export class LlmTimeoutError extends Error {
 }
 harden(LlmTimeoutError);
 
+/**
+ * Waits `ms`; when `signal` aborts first, rejects at once with its reason
+ * (and lets go of its timer).
+ */
+export type Sleep = (ms: number, signal?: AbortSignal) => Promise<void>;
+
+/** The Sleep of a real timer. */
+export const abortableSleep: Sleep = (ms, signal) =>
+  new Promise<void>((resolve, reject) => {
+    if (signal?.aborted) {
+      reject(signal.reason);
+      return;
+    }
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal?.reason);
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+harden(abortableSleep);
+
 export interface RetryingFetchOptions {
   readonly maxRetries: number;
   readonly timeoutMs: number;
-  readonly sleep: (ms: number) => Promise<void>;
+  readonly sleep: Sleep;
   readonly random: () => number;
   readonly now: () => number;
   readonly fetch: Fetch;
@@ -65,17 +90,17 @@ const discardBody = async (response: Response) => {
 export const makeRetryingFetch = (options: RetryingFetchOptions): Fetch => {
   const { maxRetries, timeoutMs, sleep, random, now, fetch: innerFetch, debugLog } = options;
 
-  const attempt = async (input: Parameters<Fetch>[0], init: RequestInit | undefined) => {
-    const timeout = AbortSignal.timeout(timeoutMs);
-    const signal = init?.signal ? AbortSignal.any([init.signal, timeout]) : timeout;
-    try {
-      return await innerFetch(input, { ...init, signal });
-    } catch (error) {
-      if (timeout.aborted && !init?.signal?.aborted) {
-        throw new LlmTimeoutError(timeoutMs);
-      }
-      throw error;
-    }
+  const attempt = (input: Parameters<Fetch>[0], init: RequestInit | undefined) => {
+    // The timeout aborts with an LlmTimeoutError as its reason, which
+    // fetch rejects with, and the body stream too: a reply that stalls
+    // halfway is a timeout as well, and the connection is closed either
+    // way. The timer runs on while the SDK reads the body, so it is not
+    // cleared here; unref'd, it keeps nothing alive.
+    const timeout = new AbortController();
+    const timer = setTimeout(() => timeout.abort(new LlmTimeoutError(timeoutMs)), timeoutMs);
+    timer.unref?.();
+    const signal = init?.signal ? AbortSignal.any([init.signal, timeout.signal]) : timeout.signal;
+    return innerFetch(input, { ...init, signal });
   };
 
   const retryingFetch = async (input: Parameters<Fetch>[0], init?: RequestInit) => {
@@ -90,7 +115,7 @@ export const makeRetryingFetch = (options: RetryingFetchOptions): Fetch => {
         if (!isBrokenBeforeAnswer(error) || retry >= maxRetries) throw error;
         debugLog?.(`${target} -> connection broke before an answer (attempt ${retry + 1} of ${maxRetries + 1})`);
         // eslint-disable-next-line no-await-in-loop
-        await sleep(backoffDelay(retry, random));
+        await sleep(backoffDelay(retry, random), init?.signal ?? undefined);
         continue;
       }
       debugLog?.(`${target} -> ${response.status} (attempt ${retry + 1} of ${maxRetries + 1})`);
@@ -103,8 +128,9 @@ export const makeRetryingFetch = (options: RetryingFetchOptions): Fetch => {
       }
       // eslint-disable-next-line no-await-in-loop
       await discardBody(response);
+      // An abort ends the wait at once: the caller no longer wants an answer.
       // eslint-disable-next-line no-await-in-loop
-      await sleep(asked ?? backoffDelay(retry, random));
+      await sleep(asked ?? backoffDelay(retry, random), init?.signal ?? undefined);
     }
   };
   return harden(retryingFetch) as Fetch;

@@ -3,13 +3,13 @@
 import { makeEnvRedactor, type Redact } from '../src/logging/redact.js';
 import type { Env, ProviderConfig } from './config.js';
 import { MAX_RETRY_AFTER_MS } from './retry-policy.js';
-import { makeRetryingFetch, type Fetch } from './retrying-fetch.js';
+import { abortableSleep, makeRetryingFetch, type Fetch, type Sleep } from './retrying-fetch.js';
 import { makeAnswerCheckingFetch } from './answer-check.js';
 
 /** Seams for tests and embedders; every field has a real default. */
 export interface ProviderOptions {
-  /** Waits between retries (default: a timer). */
-  readonly sleep?: (ms: number) => Promise<void>;
+  /** Waits between retries, ending at once on abort (default: a timer). */
+  readonly sleep?: Sleep;
   /** Jitter source in [0, 1) (default: Math.random). */
   readonly random?: () => number;
   /** Clock for retry-after dates (default: Date.now). */
@@ -34,11 +34,6 @@ export interface Transport {
 
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
-const defaultSleep = (ms: number) =>
-  new Promise<void>(resolve => {
-    setTimeout(resolve, ms);
-  });
-
 export const makeTransport = (
   config: ProviderConfig,
   env: Env,
@@ -54,7 +49,7 @@ export const makeTransport = (
   const retryingFetch = makeRetryingFetch({
     maxRetries: config.maxRetries,
     timeoutMs: config.timeoutMs,
-    sleep: options.sleep ?? defaultSleep,
+    sleep: options.sleep ?? abortableSleep,
     random: options.random ?? Math.random,
     now: options.now ?? Date.now,
     fetch: options.fetch ?? globalThis.fetch,

@@ -58,6 +58,20 @@ export interface ChatResult {
   readonly stopReason?: StopReason;
 }
 
+/**
+ * What one chat() call may be given besides the request itself; later
+ * options (streaming callbacks) join here.
+ */
+export interface ChatOptions {
+  /**
+   * Aborting it stops the call: its HTTP connection is closed, a retry's
+   * wait ends, and chat() rejects with the signal's reason. Never harden a
+   * signal or a bag that holds one: a frozen AbortSignal cannot be aborted
+   * (abort() throws), so the bag is passed as it is.
+   */
+  readonly signal?: AbortSignal;
+}
+
 export interface Provider {
   /** Which adapter this is: 'anthropic', 'openai' or 'ollama'. */
   readonly kind: ProviderKind;
@@ -65,6 +79,7 @@ export interface Provider {
   chat(
     messages: readonly ChatMessage[],
     tools: readonly ToolSchema[],
+    options?: ChatOptions,
   ): Promise<ChatResult>;
 }
 

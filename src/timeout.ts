@@ -1,5 +1,7 @@
 // Bounding promises in time. A far tool or capability that never answers
-// must not wedge the agent, so every such call is raced against a timer.
+// must not wedge the agent, so every such call is raced against a timer;
+// a call fae may give up on for another reason (its turn was cancelled)
+// is raced against an AbortSignal as well.
 
 export class TimeoutError extends Error {
   constructor(message: string) {
@@ -9,6 +11,62 @@ export class TimeoutError extends Error {
 }
 harden(TimeoutError);
 
+export interface GiveUpOptions {
+  /** Give up after this many ms, with TimeoutError(describe()); never when omitted. */
+  readonly timeoutMs?: number;
+  readonly describe: () => string;
+  /** Give up when it aborts, with its reason. */
+  readonly signal?: AbortSignal;
+  /** Told once when fae gives up (not when `promise` settles first). */
+  readonly onGiveUp?: () => void;
+}
+
+/**
+ * Settles like `promise`, or rejects once fae gives up on it: after
+ * `timeoutMs`, or when `signal` aborts (at once if it already has). The
+ * timer never keeps the process alive; timer and listener go when it
+ * settles. A later rejection of `promise` is handled (ignored).
+ */
+export const unlessGivenUp = <T>(
+  promise: PromiseLike<T>,
+  { timeoutMs, describe, signal, onGiveUp }: GiveUpOptions,
+): Promise<T> =>
+  new Promise<T>((resolve, reject) => {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const stopWatching = () => {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', onAbort);
+    };
+    const giveUp = (reason: unknown) => {
+      stopWatching();
+      onGiveUp?.();
+      reject(reason);
+    };
+    function onAbort() {
+      giveUp(signal?.reason);
+    }
+    Promise.resolve(promise).then(
+      value => {
+        stopWatching();
+        resolve(value);
+      },
+      error => {
+        stopWatching();
+        reject(error);
+      },
+    );
+    if (signal?.aborted) {
+      giveUp(signal.reason);
+      return;
+    }
+    signal?.addEventListener('abort', onAbort, { once: true });
+    if (timeoutMs !== undefined) {
+      timer = setTimeout(() => giveUp(new TimeoutError(describe())), timeoutMs);
+      timer.unref?.();
+    }
+  });
+harden(unlessGivenUp);
+
 /**
  * Settles like `promise`, or rejects with TimeoutError(describe()) after
  * `ms`. The timer never keeps the process alive and is cleared on settling.
@@ -17,19 +75,5 @@ export const withTimeout = <T>(
   promise: PromiseLike<T>,
   ms: number,
   describe: () => string,
-): Promise<T> =>
-  new Promise<T>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new TimeoutError(describe())), ms);
-    timer.unref?.();
-    Promise.resolve(promise).then(
-      value => {
-        clearTimeout(timer);
-        resolve(value);
-      },
-      error => {
-        clearTimeout(timer);
-        reject(error);
-      },
-    );
-  });
+): Promise<T> => unlessGivenUp(promise, { timeoutMs: ms, describe });
 harden(withTimeout);

@@ -8,6 +8,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { E } from '@endo/far';
 import { make as makeRunCommand } from '../tools/run-command.js';
 import { tempDirs } from './support/temp-dirs.js';
+import { killSurvivors, readPids, stillRunningAfter } from './support/processes.js';
 
 const tempDir = tempDirs('fae-run-');
 
@@ -17,14 +18,6 @@ const setup = () => {
   return { root, runCommand };
 };
 
-const isAlive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
 
 test('runCommand reports the exit code, stdout and stderr, in the root', async t => {
   const { root, runCommand } = setup();
@@ -57,11 +50,47 @@ test('runCommand stops a command that runs too long and kills its process group'
     result,
   );
   t.true(result.includes('stdout:\nstarted\n'), result);
-  // The background sleep belonged to the group: it must be gone too. Its
-  // parent shell was killed, so give init a moment to reap it.
-  const pid = Number(fs.readFileSync(path.join(root, 'child.pid'), 'utf8'));
-  for (let i = 0; i < 50 && isAlive(pid); i += 1) await delay(100);
-  t.false(isAlive(pid), `background child ${pid} still alive`);
+  // The background sleep belonged to the group: it must be gone too.
+  const pids = readPids(path.join(root, 'child.pid'));
+  t.teardown(() => killSurvivors(pids));
+  t.deepEqual(await stillRunningAfter(pids), [], 'the background child is gone');
+});
+
+test('runCommand offers cancellation: a cancelled call stops the command and its whole process group', async t => {
+  const { root, runCommand } = setup();
+  const call = E(runCommand).execute(
+    { command: 'echo $$ > pids; sleep 1000 & echo $! >> pids; echo started; wait' },
+    'call-1',
+  );
+  const pidFile = path.join(root, 'pids');
+  while (!fs.existsSync(pidFile) || readPids(pidFile).length < 2) await delay(20);
+  const pids = readPids(pidFile);
+  t.teardown(() => killSurvivors(pids));
+  await E(runCommand).cancel('call-1');
+  const result = await call;
+  t.true(result.startsWith('cancelled by the caller: the command and its process group were stopped\n'), result);
+  t.true(result.includes('stdout:\nstarted\n'), result);
+  t.deepEqual(await stillRunningAfter(pids), [], 'the shell and its child are gone');
+  // A call that is over, or an id never given, cancels nothing.
+  await E(runCommand).cancel('call-1');
+  await E(runCommand).cancel('no-such-call');
+  t.is(await E(runCommand).execute({ command: 'echo still here' }, 'call-1'), 'exit code: 0\nstdout:\nstill here\n\nstderr: (empty)');
+});
+
+test('runCommand kills, after a grace, what ignores the request to stop', async t => {
+  const { root, runCommand } = setup();
+  // An ignored SIGTERM is inherited: neither the shell nor its child heeds it.
+  const call = E(runCommand).execute(
+    { command: "trap '' TERM; echo $$ > pids; sleep 1000 & echo $! >> pids; wait" },
+    'stubborn',
+  );
+  const pidFile = path.join(root, 'pids');
+  while (!fs.existsSync(pidFile) || readPids(pidFile).length < 2) await delay(20);
+  const pids = readPids(pidFile);
+  t.teardown(() => killSurvivors(pids));
+  await E(runCommand).cancel('stubborn');
+  t.regex(await call, /^cancelled by the caller/);
+  t.deepEqual(await stillRunningAfter(pids), [], 'SIGKILL ended them');
 });
 
 test('runCommand caps a huge output, keeping its start and its end', async t => {

@@ -7,6 +7,8 @@ import { makeCancellation, type Cancellation } from '../src/agent/cancellation.j
 import type { ChatMessage } from '../providers/types.js';
 import type { DiscoveredTools } from '../src/toolbox/tools.js';
 import { makeScriptedProvider } from './support/scripted-provider.js';
+import { makeFaeTool } from '../src/tool-kit/make-fae-tool.js';
+import { makeCancellableTool } from './support/tool-caplets.js';
 
 const noTools: DiscoveredTools = harden({ schemas: [], toolMap: new Map(), origins: new Map() });
 
@@ -34,7 +36,7 @@ test('a turn that starts after cancellation asks the model nothing', async t => 
   t.is(transcript.length, 1);
 });
 
-test('cancellation between tool rounds stops before the next model call', async t => {
+test('a cancellation that comes with the model answer runs none of its tool calls and asks nothing more', async t => {
   let cancel: (reason: Error) => void = () => {};
   const cancelled = new Promise<Error>(resolve => {
     cancel = resolve;
@@ -42,16 +44,30 @@ test('cancellation between tool rounds stops before the next model call', async 
   const llm = makeScriptedProvider([
     () => {
       cancel(Error('gone'));
-      return { toolCalls: [{ name: 'missing', arguments: {} }] };
+      return { toolCalls: [{ name: 'note', arguments: {} }] };
     },
     { text: 'never' },
   ]);
+  const ran: string[] = [];
+  const note = makeFaeTool({
+    name: 'note',
+    description: 'Notes that it ran.',
+    parameters: {},
+    required: [],
+    help: 'test tool',
+    execute: () => {
+      ran.push('note');
+      return 'noted';
+    },
+  });
+  const tools: DiscoveredTools = harden({ schemas: [], toolMap: new Map([['note', note]]) });
   const transcript: ChatMessage[] = [{ role: 'user', content: 'hi' }];
-  const outcome = await runTurn(transcript, noTools, dependencies(llm.provider, makeCancellation(cancelled)));
+  const outcome = await runTurn(transcript, tools, dependencies(llm.provider, makeCancellation(cancelled)));
   t.is(outcome.kind, 'cancelled');
   t.is(llm.requests.length, 1);
-  // The round that ran is recorded whole: the call and its result.
-  t.deepEqual(transcript.map(m => m.role), ['user', 'assistant', 'tool']);
+  t.deepEqual(ran, []);
+  // Nothing of the round given up is kept: never a call without its result.
+  t.deepEqual(transcript.map(m => m.role), ['user']);
 });
 
 test('a plain answer ends the turn and is kept in the transcript', async t => {
@@ -60,4 +76,37 @@ test('a plain answer ends the turn and is kept in the transcript', async t => {
   const outcome = await runTurn(transcript, noTools, dependencies(llm.provider));
   t.like(outcome, { kind: 'answered', content: 'Done.', iterations: 1, cutOff: false });
   t.deepEqual(transcript.at(-1), { role: 'assistant', content: 'Done.' });
+});
+
+test('cancelling a turn aborts the model call it waits for', async t => {
+  let cancel: (reason: Error) => void = () => {};
+  const cancelled = new Promise<Error>(resolve => {
+    cancel = resolve;
+  });
+  const llm = makeScriptedProvider([{ hang: true }]);
+  const transcript: ChatMessage[] = [{ role: 'user', content: 'hi' }];
+  const outcome = runTurn(transcript, noTools, dependencies(llm.provider, makeCancellation(cancelled)));
+  await llm.whenCalled(1);
+  cancel(Error('gone'));
+  t.is((await outcome).kind, 'cancelled');
+  t.deepEqual(llm.aborted, [1]);
+  t.deepEqual(transcript.map(m => m.role), ['user']);
+});
+
+test('cancelling a turn while a tool runs tells a tool that offers cancellation, and ends the turn at once', async t => {
+  let cancel: (reason: Error) => void = () => {};
+  const cancelled = new Promise<Error>(resolve => {
+    cancel = resolve;
+  });
+  const llm = makeScriptedProvider([{ toolCalls: [{ name: 'work', arguments: {} }] }, { text: 'never' }]);
+  const { tool, started, told } = makeCancellableTool();
+  const tools: DiscoveredTools = harden({ schemas: [], toolMap: new Map([['work', tool]]) });
+  const deps = dependencies(llm.provider, makeCancellation(cancelled));
+  // A tool timeout far away: the turn ends because it was cancelled, not because the tool timed out.
+  const outcome = runTurn([{ role: 'user', content: 'hi' }], tools, { ...deps, limits: { ...deps.limits, toolTimeoutMs: 10 * 60_000 } });
+  await started;
+  cancel(Error('gone'));
+  t.is((await outcome).kind, 'cancelled');
+  await told;
+  t.is(llm.requests.length, 1);
 });

@@ -5,7 +5,7 @@
 import { q } from '@endo/errors';
 import { type CapletOptions, makeFaeTool } from '../src/tool-kit/make-fae-tool.js';
 import { fsRootFromEnv } from '../src/tool-kit/fs-root.js';
-import { type CapturedOutput, runShellCommand } from '../src/tool-kit/shell-command.js';
+import { type CapturedOutput, KILL_GRACE_MS, runShellCommand } from '../src/tool-kit/shell-command.js';
 
 export const DEFAULT_TIMEOUT_MS = 30_000;
 /** The most the model may ask for, whatever it asks for. */
@@ -36,14 +36,16 @@ export const make = (_powers: unknown, _context: unknown, { env }: CapletOptions
     help: [
       `Runs shell commands with ${fsRoot.root} as the working directory.`,
       "This is a shell with the worker's full authority: it can read and write any file the worker's user can, use the network, start programs, and it inherits the worker's environment variables. The root is only its starting directory, not a boundary. Grant it only to an agent you would trust with that shell.",
-      `Each command is stopped after 30 s by default and 10 minutes at most (its whole process group is killed), runs with stdin closed, and reports at most ${MAX_OUTPUT_CHARACTERS} characters of output.`,
+      `Each command is stopped after 30 s by default and 10 minutes at most, or as soon as its caller cancels the call (its whole process group gets SIGTERM, then SIGKILL ${KILL_GRACE_MS / 1000} s later), runs with stdin closed, and reports at most ${MAX_OUTPUT_CHARACTERS} characters of output.`,
       fsRoot.origin === 'worker-cwd'
         ? "FAE_CWD was not set when this tool was made, so it runs in the worker's working directory."
         : '',
     ]
       .filter(Boolean)
       .join(' '),
-    execute: async ({ command, timeout }) => {
+    // fae cancels a call it stops waiting for: the command is stopped then.
+    cancellable: true,
+    execute: async ({ command, timeout }, { signal }) => {
       if (command.trim() === '') {
         throw Error('"command" is empty; give a shell command to run');
       }
@@ -59,6 +61,7 @@ export const make = (_powers: unknown, _context: unknown, { env }: CapletOptions
         cwd: fsRoot.root,
         timeoutMs,
         outputCap: MAX_OUTPUT_CHARACTERS,
+        signal,
       });
       const lines = [];
       if (asked > MAX_TIMEOUT_MS) {
@@ -66,6 +69,8 @@ export const make = (_powers: unknown, _context: unknown, { env }: CapletOptions
       }
       if (result.timedOut) {
         lines.push(`timed out after ${timeoutMs} ms: the command and its process group were killed`);
+      } else if (result.cancelled) {
+        lines.push('cancelled by the caller: the command and its process group were stopped');
       } else if (result.exitCode !== null) {
         lines.push(`exit code: ${result.exitCode}`);
       } else {

@@ -1,7 +1,7 @@
 // One turn of the ReAct loop: ask the model, run the tool calls it makes,
 // feed the results back, and repeat until it answers without calling a
 // tool, the iteration cap is reached, or the agent is cancelled.
-import type { ChatMessage, Provider, ToolCall, ToolSchema } from '../../providers/types.js';
+import type { ChatMessage, ChatOptions, Provider, ToolCall, ToolSchema } from '../../providers/types.js';
 import type { DiscoveredTools } from '../toolbox/tools.js';
 import { executeTool } from '../toolbox/tools.js';
 import { extractToolCallsFromContent, stripThinkBlocks } from '../toolbox/extract-tool-calls.js';
@@ -39,6 +39,7 @@ export interface TurnDependencies {
   readonly prepareRequest?: (
     transcript: readonly ChatMessage[],
     schemas: readonly ToolSchema[],
+    options?: ChatOptions,
   ) => Promise<readonly ChatMessage[]>;
 }
 
@@ -60,6 +61,30 @@ export type TurnOutcome = { readonly iterations: number; readonly usage: TurnUsa
 );
 
 const CANCELLED: unique symbol = Symbol('cancelled');
+
+/**
+ * Runs `work` with a signal of its own, and gives it up when the turn is
+ * cancelled first: the signal is aborted with the cancellation's reason,
+ * so what `work` started stops (an HTTP request is closed, a tool is
+ * told), and CANCELLED comes back at once. One controller per piece of
+ * work, so nothing is left listening once it is over.
+ */
+const unlessCancelled = async <T>(
+  cancelled: Cancellation,
+  stop: Promise<typeof CANCELLED>,
+  work: (signal: AbortSignal) => Promise<T>,
+): Promise<T | typeof CANCELLED> => {
+  if (cancelled.isCancelled()) return CANCELLED;
+  const controller = new AbortController();
+  const running = work(controller.signal);
+  const first = await Promise.race([running, stop]);
+  if (first === CANCELLED) {
+    // What `work` does after the abort concerns no one any more.
+    running.catch(() => {});
+    controller.abort(await cancelled.promise);
+  }
+  return first;
+};
 
 /**
  * The assistant message as it is kept in the transcript: think blocks
@@ -104,6 +129,7 @@ const runToolCall = async (
   call: ToolCall,
   tools: DiscoveredTools,
   { limits, logger, messageNumber }: TurnDependencies,
+  signal: AbortSignal,
 ): Promise<CallOutcome> => {
   const name = call.function.name;
   const parsed = parseToolArguments(call.function.arguments);
@@ -128,6 +154,7 @@ const runToolCall = async (
   try {
     const value = await executeTool(name, parsed.args, tools.toolMap, {
       timeoutMs: limits.toolTimeoutMs,
+      signal,
     });
     const text = resultAsText(value);
     logger.debug('tool-result', () => ({ tool: name, result: text }));
@@ -138,19 +165,21 @@ const runToolCall = async (
   }
 };
 
+/** Runs the calls; `signal` aborts those still running when the turn is cancelled. */
 const runToolCalls = async (
   calls: readonly ToolCall[],
   tools: DiscoveredTools,
   deps: TurnDependencies,
+  signal: AbortSignal,
 ): Promise<CallOutcome[]> => {
   if (deps.limits.parallelTools) {
-    return Promise.all(calls.map(call => runToolCall(call, tools, deps)));
+    return Promise.all(calls.map(call => runToolCall(call, tools, deps, signal)));
   }
   const outcomes: CallOutcome[] = [];
   for (const call of calls) {
     // Sequential on purpose: FAE_PARALLEL_TOOLS=0 asks for one at a time.
     // eslint-disable-next-line no-await-in-loop
-    outcomes.push(await runToolCall(call, tools, deps));
+    outcomes.push(await runToolCall(call, tools, deps, signal));
   }
   return outcomes;
 };
@@ -177,11 +206,15 @@ export const runTurn = async (
     }
     logger.debug('transcript', () => transcript);
     const { schemas } = tools;
-    const chat = deps.prepareRequest
-      ? deps.prepareRequest(transcript, schemas).then(messages => provider.chat(messages, schemas))
-      : provider.chat(harden([...transcript]), schemas);
     // eslint-disable-next-line no-await-in-loop
-    const response = await Promise.race([chat, stop]);
+    const response = await unlessCancelled(cancelled, stop, async signal => {
+      // Not hardened: a frozen signal could not be aborted.
+      const options: ChatOptions = { signal };
+      const request = deps.prepareRequest
+        ? await deps.prepareRequest(transcript, schemas, options)
+        : harden([...transcript]);
+      return provider.chat(request, schemas, options);
+    });
     if (response === CANCELLED) {
       return { kind: 'cancelled', iterations: iteration, usage };
     }
@@ -194,7 +227,10 @@ export const runTurn = async (
       return { kind: 'answered', content, cutOff, iterations: iteration, usage };
     }
     // eslint-disable-next-line no-await-in-loop
-    const outcomes = await runToolCalls(calls, tools, deps);
+    const outcomes = await unlessCancelled(cancelled, stop, signal => runToolCalls(calls, tools, deps, signal));
+    if (outcomes === CANCELLED) {
+      return { kind: 'cancelled', iterations: iteration, usage };
+    }
     transcript.push(
       harden({ role: 'assistant', content, tool_calls: outcomes.map(o => o.stored) }),
       ...outcomes.map(o => harden(o.result)),

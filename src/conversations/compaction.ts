@@ -2,7 +2,7 @@
 // writes (one extra model call). The summary replaces those turns at the
 // head of the conversation; the most recent turns stay verbatim. A turn is
 // folded whole, so a tool call is never separated from its result.
-import type { ChatMessage, Provider, Usage } from '../../providers/types.js';
+import type { ChatMessage, ChatOptions, Provider, Usage } from '../../providers/types.js';
 import { estimateMessages } from './tokens.js';
 
 const SUMMARY_INSTRUCTIONS = `You keep the memory of a conversation between Fae, an assistant, and one correspondent. You are given the summary so far (if any) and the exchanges that follow it. Write a new summary that replaces both, so that Fae can continue the conversation from it alone: keep facts, names, numbers, decisions, what was asked and answered, what Fae did with its tools and what is still open; leave out pleasantries and anything repeated. Write in the third person ("The correspondent asked…", "Fae answered…"), plain text, no preamble.`;
@@ -63,13 +63,15 @@ export interface Summary {
 
 /**
  * Asks the model for the summary of `previous` followed by `turns`, in at
- * most about `maxTokens` tokens (longer answers are cut there).
+ * most about `maxTokens` tokens (longer answers are cut there). `options`
+ * go to the provider as they are (its signal aborts the request).
  */
 export const summarize = async (
   provider: Provider,
   previous: string | undefined,
   turns: readonly (readonly ChatMessage[])[],
   maxTokens: number,
+  options: ChatOptions = {},
 ): Promise<Summary> => {
   const maxChars = maxTokens * 4;
   const words = Math.max(50, Math.floor(maxTokens * 0.6));
@@ -84,6 +86,7 @@ export const summarize = async (
       { role: 'user', content: parts.join('\n\n') },
     ]),
     harden([]),
+    options,
   );
   const text = (result.message.content ?? '').replace(/<think>[\s\S]*?<\/think>/g, '').trim();
   if (text === '') throw Error('the model wrote an empty summary');

@@ -3,7 +3,7 @@
 // (store.ts), kept within the context budget by folding old turns into a
 // summary (compaction.ts), and windowed for every request (window.ts).
 // fae.ts opens a turn per message; turn.ts asks the turn for each request.
-import type { ChatMessage, Provider, ToolSchema } from '../../providers/types.js';
+import type { ChatMessage, ChatOptions, Provider, ToolSchema } from '../../providers/types.js';
 import type { GuestPowers, MessageRecord, Ref } from '../daemon/endo-types.js';
 import type { Logger } from '../logging/log.js';
 import type { Redact } from '../logging/redact.js';
@@ -89,10 +89,14 @@ interface Opening {
 export interface OpenTurn {
   /** The turn so far, opening with the user message; runTurn appends to it. */
   readonly messages: ChatMessage[];
-  /** The request for the next model call (compacting first if needed). */
+  /**
+   * The request for the next model call (compacting first if needed);
+   * `options` reach the summary request (its signal aborts it).
+   */
   readonly prepareRequest: (
     messages: readonly ChatMessage[],
     schemas: readonly ToolSchema[],
+    options?: ChatOptions,
   ) => Promise<readonly ChatMessage[]>;
   /**
    * Records the finished turn and stores it (one daemon call). `note`, for
@@ -294,6 +298,7 @@ export const makeConversations = (
     conversation: Conversation,
     current: readonly ChatMessage[],
     schemas: readonly ToolSchema[],
+    options: ChatOptions,
   ) => {
     const budget = limits.contextTokens;
     const summaryTokens = Math.max(64, Math.floor(budget / 8));
@@ -321,8 +326,10 @@ export const makeConversations = (
       try {
         // Sequential on purpose: each batch builds on the previous summary.
         // eslint-disable-next-line no-await-in-loop
-        summary = await summarize(provider, conversation.summary, folded.map(t => t.messages), summaryTokens);
+        summary = await summarize(provider, conversation.summary, folded.map(t => t.messages), summaryTokens, options);
       } catch (error) {
+        // Aborted with its turn: no failure, and the turn asks nothing more.
+        options.signal?.throwIfAborted();
         logger.warn('conversation-compaction-failed', {
           conversation: conversation.key,
           error: redact(error instanceof Error ? error.message : String(error)),
@@ -378,6 +385,7 @@ export const makeConversations = (
     conversation: Conversation,
     current: readonly ChatMessage[],
     schemas: readonly ToolSchema[],
+    options: ChatOptions = {},
   ) => {
     const measure = () => {
       const opening = openingOf(conversation);
@@ -392,7 +400,7 @@ export const makeConversations = (
       conversation.turns.length > 0 &&
       (meter.scale(whole.tokens) > limits.contextTokens || whole.count > limits.maxTranscript)
     ) {
-      await compact(conversation, current, schemas);
+      await compact(conversation, current, schemas, options);
       whole = measure();
     }
     const all = frozenList([...whole.opening.messages, ...current]);
@@ -459,7 +467,7 @@ export const makeConversations = (
     const messages: ChatMessage[] = [harden({ role: 'user', content: redact(text) })];
     const turn: OpenTurn = {
       messages,
-      prepareRequest: (current, schemas) => requestFor(conversation, current, schemas),
+      prepareRequest: (current, schemas, options) => requestFor(conversation, current, schemas, options),
       finish: async (note?: string) => {
         if (openTurn === state) openTurn = undefined;
         try {
@@ -531,9 +539,9 @@ export const makeConversations = (
       harden({
         kind: inner.kind,
         model: inner.model,
-        chat: async (messages: readonly ChatMessage[], schemas: readonly ToolSchema[]) => {
+        chat: async (messages: readonly ChatMessage[], schemas: readonly ToolSchema[], options?: ChatOptions) => {
           const estimate = lastEstimate;
-          const result = await inner.chat(messages, schemas);
+          const result = await inner.chat(messages, schemas, options);
           meter.observe(estimate, result.usage?.inputTokens);
           return result;
         },

@@ -79,8 +79,11 @@ export interface CapletContext {
 /** A FaeTool capability (src/fae-tool-interface.ts). */
 export interface FaeToolMethods {
   schema(): ToolSchema;
-  execute(args: Readonly<Record<string, unknown>>): Promise<unknown>;
+  /** `callId` only for a tool that offers cancel (CancellableFaeToolInterface). */
+  execute(args: Readonly<Record<string, unknown>>, callId?: string): Promise<unknown>;
   help(): string;
+  /** Present on a tool that offers cancellation: stops the call `callId`. */
+  cancel?(callId: string): void;
   __getMethodNames__?(): readonly (string | symbol)[];
 }
 

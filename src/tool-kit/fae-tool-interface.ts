@@ -9,3 +9,18 @@ export const FaeToolInterface = M.interface('FaeTool', {
   help: M.call().returns(M.string()),
 });
 harden(FaeToolInterface);
+
+/**
+ * A FaeTool that can stop a call it is running. fae sees the `cancel`
+ * method, passes every call an id of its own as execute's second argument,
+ * and calls `cancel(callId)` when it stops waiting for that call (it timed
+ * out, or fae's turn was cancelled). Cancelling a call that is over, or an
+ * id the tool does not know, does nothing.
+ */
+export const CancellableFaeToolInterface = M.interface('CancellableFaeTool', {
+  schema: M.call().returns(M.record()),
+  execute: M.call(M.record()).optional(M.string()).returns(M.promise()),
+  cancel: M.call(M.string()).returns(M.undefined()),
+  help: M.call().returns(M.string()),
+});
+harden(CancellableFaeToolInterface);

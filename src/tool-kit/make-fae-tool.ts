@@ -6,9 +6,9 @@
 // holds only what is particular to it: its parameters, its help and its
 // execute function. The declared parameters are both the schema the model
 // sees and the check applied to every call, so the two cannot drift apart.
-import { makeExo } from '@endo/exo';
+import { makeExo, type Guarded } from '@endo/exo';
 import { q } from '@endo/errors';
-import { FaeToolInterface } from './fae-tool-interface.js';
+import { CancellableFaeToolInterface, FaeToolInterface } from './fae-tool-interface.js';
 
 export type ParameterType = 'string' | 'number' | 'integer' | 'boolean' | 'array';
 
@@ -54,7 +54,22 @@ export interface FaeToolSpec<
   readonly required: readonly R[];
   /** What a person reading `help()` is told, including the tool's authority. */
   readonly help: string;
-  readonly execute: (args: ToolArgs<Ps, R>) => Promise<string> | string;
+  /**
+   * True for a tool whose execute stops its work when `call.signal`
+   * aborts: the exo then offers cancellation (CancellableFaeToolInterface),
+   * and a caller's `cancel(callId)` aborts that call's signal.
+   */
+  readonly cancellable?: boolean;
+  readonly execute: (args: ToolArgs<Ps, R>, call: ToolCallContext) => Promise<string> | string;
+}
+
+/** What execute is told about its call besides the arguments. */
+export interface ToolCallContext {
+  /**
+   * Aborted when the caller cancels this call (only ever for a tool made
+   * `cancellable`): stop what the call started, as soon as you can.
+   */
+  readonly signal: AbortSignal;
 }
 
 /** The OpenAI-style function schema every FaeTool answers from schema(). */
@@ -142,6 +157,16 @@ const withToolName = (name: string, error: unknown) => {
     : Error(`${name}: ${message}`, { cause: error });
 };
 
+/** The methods of a tool made here. */
+type MadeToolMethods = {
+  schema: () => FunctionSchema;
+  execute: (args: Record<string, unknown>, callId?: string) => Promise<string>;
+  help: () => string;
+};
+
+/** …and of one made `cancellable`. */
+type CancellableToolMethods = MadeToolMethods & { cancel: (callId: string) => void };
+
 // `readFile` → `ReadFileTool`: the exo's alleged name, as shown in the daemon.
 const exoNameFor = (name: string) =>
   `${name.charAt(0).toUpperCase()}${name.slice(1)}Tool`;
@@ -155,10 +180,11 @@ const exoNameFor = (name: string) =>
 export const makeFaeTool = <
   const Ps extends Record<string, ParameterSpec>,
   const R extends keyof Ps & string = never,
+  const C extends boolean = false,
 >(
-  spec: FaeToolSpec<Ps, R>,
-) => {
-  const { name, description, parameters, required, help, execute } = spec;
+  spec: FaeToolSpec<Ps, R> & { readonly cancellable?: C },
+): Guarded<C extends true ? CancellableToolMethods : MadeToolMethods> => {
+  const { name, description, parameters, required, help, cancellable = false, execute } = spec;
   for (const key of required) {
     if (!(key in parameters)) {
       throw Error(`${name}: requires ${q(key)}, which is not among its parameters`);
@@ -176,15 +202,25 @@ export const makeFaeTool = <
       },
     },
   });
-  return makeExo(exoNameFor(name), FaeToolInterface, {
+  // The calls a caller may still cancel, by the id it gave them.
+  const running = new Map<string, AbortController>();
+  const methods = {
     schema: () => schema,
-    execute: async (args: Record<string, unknown>) => {
+    execute: async (args: Record<string, unknown>, callId?: string) => {
       const checked = checkArguments(name, parameters, required, args);
+      if (callId !== undefined && running.has(callId)) {
+        throw Error(`${name}: a call with the id ${q(callId)} is already running; give each call an id of its own`);
+      }
+      // Never hardened: a frozen signal could not be aborted.
+      const controller = new AbortController();
+      if (callId !== undefined) running.set(callId, controller);
       let result: unknown;
       try {
-        result = await execute(checked as ToolArgs<Ps, R>);
+        result = await execute(checked as ToolArgs<Ps, R>, { signal: controller.signal });
       } catch (error) {
         throw withToolName(name, error);
+      } finally {
+        if (callId !== undefined) running.delete(callId);
       }
       if (typeof result !== 'string') {
         throw Error(`${name}: returned ${q(typeof result)} instead of a string`);
@@ -192,7 +228,17 @@ export const makeFaeTool = <
       return result;
     },
     help: () => help,
-  });
+  };
+  // The type says which of the two the spec asked for (TypeScript cannot
+  // follow `cancellable` into C).
+  type Made = Guarded<C extends true ? CancellableToolMethods : MadeToolMethods>;
+  if (!cancellable) return makeExo(exoNameFor(name), FaeToolInterface, methods) as Made;
+  return makeExo(exoNameFor(name), CancellableFaeToolInterface, {
+    ...methods,
+    cancel: (callId: string) => {
+      running.get(callId)?.abort(Error(`${name}: the caller cancelled the call`));
+    },
+  }) as unknown as Made;
 };
 harden(makeFaeTool);
 

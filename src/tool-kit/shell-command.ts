@@ -1,7 +1,8 @@
 // Runs one shell command for the runCommand tool, within bounds the model
-// cannot lift: a timeout after which the whole process group is killed
-// (a shell's children included), stdin closed so nothing waits for input,
-// and output kept to a fixed number of characters however much is printed.
+// cannot lift: a timeout (or the caller's abort) after which the whole
+// process group is stopped (a shell's children included), stdin closed so
+// nothing waits for input, and output kept to a fixed number of characters
+// however much is printed.
 import { spawn } from 'node:child_process';
 import process from 'node:process';
 import { StringDecoder } from 'node:string_decoder';
@@ -13,6 +14,8 @@ export interface ShellCommandOptions {
   readonly timeoutMs: number;
   /** Characters kept from stdout and stderr together. */
   readonly outputCap: number;
+  /** Aborting it stops the command as its timeout does. */
+  readonly signal?: AbortSignal;
 }
 
 export interface CapturedOutput {
@@ -26,6 +29,8 @@ export interface ShellCommandResult {
   readonly exitCode: number | null;
   readonly signal: string | null;
   readonly timedOut: boolean;
+  /** Stopped because the signal aborted. */
+  readonly cancelled: boolean;
   readonly stdout: CapturedOutput;
   readonly stderr: CapturedOutput;
 }
@@ -33,6 +38,8 @@ export interface ShellCommandResult {
 // After the shell exits, a background child may still hold our pipes open;
 // we wait this long for them to close, then end the group.
 const PIPE_GRACE_MS = 1_000;
+// A group told to stop (SIGTERM) has this long to clean up before SIGKILL.
+export const KILL_GRACE_MS = 2_000;
 // Keeps the first `cap` characters and a rolling tail of the last `cap`,
 // so memory stays bounded whatever the command prints.
 const makeCollector = (cap: number) => {
@@ -63,14 +70,25 @@ const makeCollector = (cap: number) => {
   };
 };
 
-const killGroup = (pid: number | undefined) => {
-  if (pid === undefined) return;
+const signalGroup = (pid: number, signal: NodeJS.Signals) => {
   try {
     // A negative pid addresses the process group the detached shell leads.
-    process.kill(-pid, 'SIGKILL');
+    process.kill(-pid, signal);
   } catch {
     // ESRCH: the group is already gone.
   }
+};
+
+/**
+ * Stops every process of the group: SIGTERM, so each may clean up, then
+ * SIGKILL after KILL_GRACE_MS for any that ignored it or are still
+ * closing. The group outlives its shell as long as one member lives, so
+ * the SIGKILL is sent whether or not the shell has exited by then.
+ */
+const stopGroup = (pid: number | undefined) => {
+  if (pid === undefined) return;
+  signalGroup(pid, 'SIGTERM');
+  setTimeout(() => signalGroup(pid, 'SIGKILL'), KILL_GRACE_MS).unref();
 };
 
 export const runShellCommand = ({
@@ -78,6 +96,7 @@ export const runShellCommand = ({
   cwd,
   timeoutMs,
   outputCap,
+  signal,
 }: ShellCommandOptions): Promise<ShellCommandResult> =>
   new Promise((resolve, reject) => {
     const child = spawn('/bin/sh', ['-c', command], {
@@ -93,23 +112,33 @@ export const runShellCommand = ({
     child.stderr.on('data', (chunk: Buffer) => stderr.write(chunk));
 
     let timedOut = false;
+    let cancelled = false;
     let graceTimer: ReturnType<typeof setTimeout> | undefined;
     const timer = setTimeout(() => {
       timedOut = true;
-      killGroup(child.pid);
+      stopGroup(child.pid);
     }, timeoutMs);
+    const onAbort = () => {
+      cancelled = true;
+      stopGroup(child.pid);
+    };
+    if (signal?.aborted) onAbort();
+    else signal?.addEventListener('abort', onAbort, { once: true });
+    const stopWatching = () => {
+      clearTimeout(timer);
+      if (graceTimer) clearTimeout(graceTimer);
+      signal?.removeEventListener('abort', onAbort);
+    };
 
     child.on('exit', () => {
-      graceTimer = setTimeout(() => killGroup(child.pid), PIPE_GRACE_MS);
+      graceTimer = setTimeout(() => stopGroup(child.pid), PIPE_GRACE_MS);
     });
     child.on('error', error => {
-      clearTimeout(timer);
-      if (graceTimer) clearTimeout(graceTimer);
+      stopWatching();
       reject(error);
     });
-    child.on('close', (exitCode, signal) => {
-      clearTimeout(timer);
-      if (graceTimer) clearTimeout(graceTimer);
+    child.on('close', (exitCode, exitSignal) => {
+      stopWatching();
       stdout.end();
       stderr.end();
       // stderr keeps at least a fifth of the cap when stdout would fill it.
@@ -120,8 +149,9 @@ export const runShellCommand = ({
       resolve(
         harden({
           exitCode,
-          signal,
+          signal: exitSignal,
           timedOut,
+          cancelled,
           stdout: stdout.take(outputCap - stderrShare),
           stderr: stderr.take(stderrShare),
         }),

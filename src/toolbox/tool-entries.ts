@@ -8,6 +8,7 @@ import type { ToolSchema } from '../../providers/types.js';
 import type { FaeToolMethods } from '../daemon/endo-types.js';
 import { checkToolSchema } from './tool-schema.js';
 import { withTimeout } from '../timeout.js';
+import { cancelCall, executeWithCallId } from './tool-cancellation.js';
 import { TOOLS_DIRECTORY } from './tools.js';
 import type { DiscoveredTools, FaeTool } from './tools.js';
 import { offerTools, type BuiltInTool, type ToolCandidate, type ToolReports } from './offered-tools.js';
@@ -76,6 +77,7 @@ export const readBuiltIns = async (builtIns: ReadonlyMap<string, FaeTool>) =>
  * tools/ still holds this very formula, so a tool removed or replaced
  * after the model was offered it fails with a clear error instead of
  * reaching a collected capability (or a different tool under its name).
+ * It passes a call id and cancel on to a tool that offers cancellation.
  */
 const guardTool = (
   entry: ToolEntry,
@@ -85,7 +87,7 @@ const guardTool = (
   Far('RegisteredTool', {
     schema: async () => (await entry.read as { schema: ToolSchema }).schema,
     help: () => E(entry.tool).help(),
-    execute: (args: Readonly<Record<string, unknown>>) => {
+    execute: (args: Readonly<Record<string, unknown>>, callId?: string) => {
       const state = isCurrent(entry);
       if (state === 'removed') {
         throw Error(
@@ -97,8 +99,9 @@ const guardTool = (
           `tools/${entry.petName} was replaced by another tool while you were working; its current description is in your tool list: call it again if it still fits.`,
         );
       }
-      return E(entry.tool).execute(args);
+      return callId === undefined ? E(entry.tool).execute(args) : executeWithCallId(entry.tool, args, callId);
     },
+    cancel: (callId: string) => cancelCall(entry.tool, callId),
   }) as unknown as FaeTool;
 
 /**

@@ -12,7 +12,8 @@ import { E } from '@endo/far';
 import { q } from '@endo/errors';
 import type { ToolSchema } from '../../providers/types.js';
 import { checkToolSchema } from './tool-schema.js';
-import { withTimeout } from '../timeout.js';
+import { unlessGivenUp, withTimeout } from '../timeout.js';
+import { cancelCall, executeWithCallId, makeToolCallId } from './tool-cancellation.js';
 import type { Logger } from '../logging/log.js';
 import type { FaeToolMethods, GuestPowers, Ref } from '../daemon/endo-types.js';
 import { silentLogger } from '../logging/log.js';
@@ -135,31 +136,34 @@ harden(discoverTools);
 export interface ExecuteOptions {
   /** Upper bound for the call, in ms; none when omitted. */
   readonly timeoutMs?: number;
+  /** Aborted when fae gives up on the call (its turn was cancelled). */
+  readonly signal?: AbortSignal;
 }
 
 /**
  * Calls the named tool through E(), so local and far tools behave alike.
- * Rejects for an unknown name (listing the known ones) and on timeout.
+ * Rejects for an unknown name (listing the known ones), on timeout and
+ * when `signal` aborts (with its reason); in the last two cases a tool
+ * that offers cancellation is told to stop the call (tool-cancellation.ts).
  */
 export const executeTool = async (
   name: string,
   args: Readonly<Record<string, unknown>>,
   toolMap: ReadonlyMap<string, FaeTool>,
-  { timeoutMs }: ExecuteOptions = {},
+  { timeoutMs, signal }: ExecuteOptions = {},
 ): Promise<unknown> => {
   const tool = toolMap.get(name);
   if (tool === undefined) {
     const known = [...toolMap.keys()].join(', ');
     throw Error(`Unknown tool ${q(name)}. The tools are: ${known}`);
   }
-  const result = E(tool).execute(harden({ ...args }));
-  if (timeoutMs === undefined) {
-    return result;
-  }
-  return withTimeout(
-    result,
+  signal?.throwIfAborted();
+  const callId = makeToolCallId();
+  return unlessGivenUp(executeWithCallId(tool, harden({ ...args }), callId), {
     timeoutMs,
-    () => `Tool ${q(name)} did not answer within ${timeoutMs} ms`,
-  );
+    describe: () => `Tool ${q(name)} did not answer within ${timeoutMs} ms`,
+    signal,
+    onGiveUp: () => void cancelCall(tool, callId),
+  });
 };
 harden(executeTool);

@@ -53,8 +53,13 @@ export interface ScriptedReset {
   readonly beforeAnswer?: boolean;
 }
 
-/** What a responder returns: a reply, a failure (it has a status), a raw body or a reset. */
-export type Answer = ScriptedReply | ScriptedFailure | ScriptedRaw | ScriptedReset;
+/** Headers and the start of a valid reply, then nothing more: the connection stays open. */
+export interface ScriptedStall {
+  readonly stallMidBody: true;
+}
+
+/** What a responder returns: a reply, a failure (it has a status), a raw body, a reset or a stall. */
+export type Answer = ScriptedReply | ScriptedFailure | ScriptedRaw | ScriptedReset | ScriptedStall;
 
 export const isFailure = (answer: Answer): answer is ScriptedFailure =>
   typeof (answer as ScriptedFailure).status === 'number';
@@ -65,6 +70,9 @@ export const isRaw = (answer: Answer): answer is ScriptedRaw =>
 export const isReset = (answer: Answer): answer is ScriptedReset =>
   (answer as ScriptedReset).resetMidBody === true;
 
+export const isStall = (answer: Answer): answer is ScriptedStall =>
+  (answer as ScriptedStall).stallMidBody === true;
+
 export interface WireResponse {
   readonly status: number;
   /** A string is sent as is (text/plain unless headers say otherwise); anything else as JSON. */
@@ -72,6 +80,8 @@ export interface WireResponse {
   readonly headers?: Readonly<Record<string, string>>;
   /** Send the headers and this much of the body, then reset the connection (-1: reset at once). */
   readonly resetAfter?: number;
+  /** Send the headers and this much of the body, then nothing more. */
+  readonly stallAfter?: number;
 }
 
 type Json = Record<string, unknown>;

@@ -27,6 +27,8 @@
  *   server.raw('{"oops":1}', 'application/json')           // JSON of the wrong shape
  *   server.resetMidBody()                                   // headers, half a reply, then a reset
  *   server.resetBeforeAnswer()                              // a reset before any answer (safe to retry)
+ *   server.hold()                                           // no answer at all: the request stays open
+ *   server.stallMidBody()                                   // headers, half a reply, then nothing more
  *
  * The calls chain. With an empty queue and no `otherwise`, a chat request is
  * answered 500 with "no scripted reply", which shows up in the test. A chat
@@ -36,7 +38,12 @@
  *
  * Inspecting: `server.requests` lists every request received (method, path,
  * lowercase headers, parsed JSON body, raw text); `server.chatRequests` only
- * the chat ones; `server.pending` counts unused steps. `server.env(extra)`
+ * the chat ones; `server.pending` counts unused steps. `server.abandoned`
+ * lists the chat requests whose client closed the connection before the
+ * answer was complete (a request fae gave up on), and
+ * `server.whenAbandoned(n)` resolves once there are n of them;
+ * `server.whenReceived(n)` resolves once n chat requests have arrived.
+ * `server.env(extra)`
  * gives { LAL_HOST, LAL_AUTH_TOKEN: TEST_TOKEN, ...extra } for createProvider.
  * Always `await server.close()` (t.teardown).
  *
@@ -62,6 +69,7 @@ import {
   isFailure,
   isRaw,
   isReset,
+  isStall,
   replyBody,
   type Answer,
   type LlmKind,
@@ -101,12 +109,22 @@ export interface LlmServer {
   readonly chatRequests: readonly RecordedRequest[];
   /** Scripted steps not used yet. */
   readonly pending: number;
+  /** Chat requests whose client closed the connection before the answer was complete. */
+  readonly abandoned: readonly RecordedRequest[];
+  /** Resolves once `count` chat requests have arrived in all. */
+  whenReceived(count: number): Promise<void>;
+  /** Resolves once `count` chat requests have been abandoned in all. */
+  whenAbandoned(count: number): Promise<void>;
   reply(reply: ScriptedReply): LlmServer;
   fail(status: number, messageOrBody?: string | object, headers?: Readonly<Record<string, string>>): LlmServer;
   respond(responder: Responder): LlmServer;
   raw(body: string, contentType?: string, status?: number): LlmServer;
   resetMidBody(): LlmServer;
   resetBeforeAnswer(): LlmServer;
+  /** A step that never answers: the request stays open until the client gives up. */
+  hold(): LlmServer;
+  /** Headers and half a reply, then nothing more, until the client gives up. */
+  stallMidBody(): LlmServer;
   otherwise(step: Step | undefined): LlmServer;
   env(extra?: Readonly<Record<string, string>>): Record<string, string>;
   close(): Promise<void>;
@@ -165,9 +183,16 @@ const send = (res: ServerResponse, response: WireResponse) => {
   const text = typeof response.body === 'string' ? response.body : JSON.stringify(response.body);
   res.writeHead(response.status, {
     'content-type': typeof response.body === 'string' ? 'text/plain' : 'application/json',
-    ...(response.resetAfter === undefined ? {} : { 'content-length': String(Buffer.byteLength(text)) }),
+    ...(response.resetAfter === undefined && response.stallAfter === undefined
+      ? {}
+      : { 'content-length': String(Buffer.byteLength(text)) }),
     ...response.headers,
   });
+  if (response.stallAfter !== undefined) {
+    // Half the promised body, and the rest never comes.
+    res.write(text.slice(0, response.stallAfter));
+    return;
+  }
   if (response.resetAfter !== undefined) {
     // Half the promised body, then the connection is torn down.
     res.write(text.slice(0, response.resetAfter), () => res.socket?.resetAndDestroy());
@@ -192,11 +217,32 @@ const sideEndpoint = (kind: LlmKind, request: RecordedRequest, model: string): W
   return undefined;
 };
 
+/** Promises that resolve once a growing count reaches a number. */
+const makeCountWaiters = (count: () => number) => {
+  let waiters: { readonly at: number; readonly resolve: () => void }[] = [];
+  return {
+    /** The count may have grown. */
+    notify: () => {
+      const now = count();
+      for (const waiter of waiters) if (now >= waiter.at) waiter.resolve();
+      waiters = waiters.filter(waiter => now < waiter.at);
+    },
+    when: (at: number) =>
+      new Promise<void>(resolve => {
+        if (count() >= at) resolve();
+        else waiters.push({ at, resolve });
+      }),
+  };
+};
+
 export const startLlmServer = async (kind: LlmKind, options: LlmServerOptions = {}): Promise<LlmServer> => {
   const strict = options.strict ?? true;
   const defaultModel = options.model ?? 'test-model';
   const queue: Step[] = [];
   const requests: RecordedRequest[] = [];
+  const abandoned: RecordedRequest[] = [];
+  const received = makeCountWaiters(() => requests.filter(r => r.chat).length);
+  const abandonedCount = makeCountWaiters(() => abandoned.length);
   let fallback: Step | undefined;
   let count = 0;
   const counter = { next: () => (count += 1) };
@@ -224,6 +270,10 @@ export const startLlmServer = async (kind: LlmKind, options: LlmServerOptions = 
     if (isReset(answer) && answer.beforeAnswer === true) {
       return { status: 0, body: '', resetAfter: -1 };
     }
+    if (isStall(answer)) {
+      const body = JSON.stringify(replyBody(kind, { text: 'this reply stops halfway' }, model, counter));
+      return { status: 200, body: JSON.parse(body), stallAfter: Math.floor(body.length / 2) };
+    }
     if (isReset(answer)) {
       const body = JSON.stringify(replyBody(kind, { text: 'this reply never arrives whole' }, model, counter));
       return { status: 200, body: JSON.parse(body), resetAfter: Math.floor(body.length / 2) };
@@ -235,7 +285,18 @@ export const startLlmServer = async (kind: LlmKind, options: LlmServerOptions = 
     const request = harden(record(req, await readBody(req), kind));
     requests.push(request);
     if (request.chat) {
-      send(res, await answerChat(request));
+      received.notify();
+      let cutByServer = false;
+      res.on('close', () => {
+        // Closed before the answer was all sent, and not by a scripted reset.
+        if (!res.writableFinished && !cutByServer) {
+          abandoned.push(request);
+          abandonedCount.notify();
+        }
+      });
+      const response = await answerChat(request);
+      cutByServer = response.resetAfter !== undefined;
+      send(res, response);
       return;
     }
     send(res, sideEndpoint(kind, request, defaultModel) ?? { status: 404, body: errorBody(kind, 404, `no route for ${request.method} ${request.path}`) });
@@ -263,6 +324,11 @@ export const startLlmServer = async (kind: LlmKind, options: LlmServerOptions = 
     get pending() {
       return queue.length;
     },
+    get abandoned() {
+      return [...abandoned];
+    },
+    whenReceived: count => received.when(count),
+    whenAbandoned: count => abandonedCount.when(count),
     reply(reply) {
       queue.push(reply);
       return self;
@@ -289,6 +355,14 @@ export const startLlmServer = async (kind: LlmKind, options: LlmServerOptions = 
     },
     resetBeforeAnswer() {
       queue.push({ resetMidBody: true, beforeAnswer: true });
+      return self;
+    },
+    hold() {
+      queue.push(() => new Promise<Answer>(() => {}));
+      return self;
+    },
+    stallMidBody() {
+      queue.push({ stallMidBody: true });
       return self;
     },
     otherwise(step) {

@@ -89,17 +89,20 @@ const toResult = (step: ScriptedStep): ChatResult => {
 export const makeScriptedProvider = (script: readonly ScriptedReply[] = []) => {
   const queue = [...script];
   const requests: RecordedRequest[] = [];
+  // The calls (numbered from 1) whose signal was aborted while they ran.
+  const aborted: number[] = [];
   const waiters: ((request: RecordedRequest) => void)[] = [];
   const provider: Provider = {
     kind: 'openai',
     model: 'scripted',
-    chat: async (messages, tools) => {
+    chat: async (messages, tools, { signal } = {}) => {
       const request: RecordedRequest = harden({
         messages: JSON.parse(JSON.stringify(messages)),
         tools: JSON.parse(JSON.stringify(tools)),
         toolNames: tools.map(t => t.function.name),
       });
       requests.push(request);
+      const call = requests.length;
       for (const wake of waiters.splice(0)) wake(request);
       const next = queue.shift();
       if (next === undefined) {
@@ -107,7 +110,13 @@ export const makeScriptedProvider = (script: readonly ScriptedReply[] = []) => {
       }
       const step = typeof next === 'function' ? await next(request) : next;
       if ('hang' in step) {
-        return new Promise<ChatResult>(() => {});
+        // Hangs until aborted, then rejects with the reason, as an adapter does.
+        return new Promise<ChatResult>((_, reject) => {
+          signal?.addEventListener('abort', () => {
+            aborted.push(call);
+            reject(signal.reason);
+          });
+        });
       }
       return toResult(step);
     },
@@ -115,6 +124,7 @@ export const makeScriptedProvider = (script: readonly ScriptedReply[] = []) => {
   return {
     provider,
     requests,
+    aborted,
     /** Adds replies to the end of the script. */
     push: (...replies: ScriptedReply[]) => {
       queue.push(...replies);

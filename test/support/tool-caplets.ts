@@ -34,6 +34,32 @@ export const makeHangingTool = () =>
     execute: () => new Promise<string>(() => {}),
   });
 
+/**
+ * A tool offering cancellation whose calls run until they are cancelled:
+ * `started` resolves when a call begins, `told` when a call is cancelled.
+ */
+export const makeCancellableTool = () => {
+  const started = makePromiseKit<void>();
+  const told = makePromiseKit<void>();
+  const tool = makeFaeTool({
+    name: 'work',
+    description: 'Works until it is cancelled.',
+    parameters: {},
+    required: [],
+    help: 'Runs until cancelled.',
+    cancellable: true,
+    execute: (_args, { signal }) =>
+      new Promise<string>(resolve => {
+        started.resolve();
+        signal.addEventListener('abort', () => {
+          told.resolve();
+          resolve('stopped');
+        });
+      }),
+  });
+  return { tool, started: started.promise, told: told.promise };
+};
+
 /** A tool that always fails with the given message. */
 export const makeFailingTool = (message: string) =>
   makeFaeTool({
