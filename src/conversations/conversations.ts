@@ -3,13 +3,17 @@
 // (store.ts), kept within the context budget by folding old turns into a
 // summary (compaction.ts), and windowed for every request (window.ts).
 // fae.ts opens a turn per message; turn.ts asks the turn for each request.
+// When the daemon refuses the store, fae answers without storing and
+// stores later (store-sync.ts): a conversation whose stored turns could
+// not be read is never written over, and turns wait in memory meanwhile.
 import type { ChatMessage, Provider, ToolSchema } from '../../providers/types.js';
 import type { GuestPowers, MessageRecord, Ref } from '../daemon/endo-types.js';
 import type { Logger } from '../logging/log.js';
 import type { Redact } from '../logging/redact.js';
 import { summarize, turnsToFold } from './compaction.js';
-import { RECORD_VERSION, redactMessage, type ConversationRecord } from './records.js';
+import { redactMessage } from './records.js';
 import { makeConversationStore } from './store.js';
+import { SYNCED_FROM_START, behindInTurns, makeStoreSync, type SyncedConversation } from './store-sync.js';
 import { MAIN_THREAD, conversationKey, correspondentPrefix } from './threads.js';
 import { estimateMessages, estimateRequest, estimateSchemas, makeTokenMeter } from './tokens.js';
 import { windowRequest } from './window.js';
@@ -72,7 +76,7 @@ const EARLIER_IDS = 256;
 /** The message ids a turn holds: the incoming one, and what fae sent. */
 const idsOf = (turn: Turn) => (turn.messageId.startsWith('#') ? turn.sent : [turn.messageId, ...turn.sent]);
 
-interface Conversation {
+interface Conversation extends SyncedConversation {
   readonly key: string;
   readonly correspondent: string;
   readonly thread: string;
@@ -166,6 +170,7 @@ export const makeConversations = (
     earlier: [],
     nextSeq: 1,
     opening: undefined,
+    ...SYNCED_FROM_START,
   });
 
   const adopt = (conversation: Conversation) => {
@@ -198,13 +203,14 @@ export const makeConversations = (
     return undefined;
   };
 
-  /** Reads a stored conversation; unusable data gives a fresh one. */
+  /**
+   * The conversation stored under `key`, or undefined when nothing usable
+   * is stored (unusable data is logged; a fresh start replaces it).
+   * Rejects when the daemon refused the read: nothing is judged.
+   */
   const readBack = async (key: string, correspondent: string, thread: string | undefined) => {
     const records = await store.load(key, correspondent, thread);
-    if (records === undefined || records.length === 0) {
-      // Written afresh (in a new generation) on its next turn.
-      return thread === undefined ? undefined : fresh(key, correspondent, thread);
-    }
+    if (records === undefined || records.length === 0) return undefined;
     const conversation = fresh(key, correspondent, records[0].thread);
     for (const record of records) {
       if (record.kind === 'summary') {
@@ -225,14 +231,30 @@ export const makeConversations = (
     return conversation;
   };
 
+  const sync = makeStoreSync<Conversation>(store, {
+    logger,
+    redact,
+    held: () => held.values(),
+    onListed: keys => {
+      for (const key of keys) if (!held.has(key)) unread.add(key);
+    },
+    readBack: conversation => readBack(conversation.key, conversation.correspondent, conversation.thread),
+    onChanged: conversation => {
+      conversation.opening = undefined;
+    },
+  });
+
   const provide = async (correspondent: string, thread: string) => {
     const key = conversationKey(correspondent, thread);
     const known = held.get(key);
+    // Its stored history could not be read before: this turn tries again.
+    if (known?.history === 'unknown' && sync.listed()) await sync.catchUp(known);
     if (known !== undefined) return known;
-    const conversation = unread.has(key)
-      ? ((await readBack(key, correspondent, thread)) ?? fresh(key, correspondent, thread))
-      : fresh(key, correspondent, thread);
+    const conversation = fresh(key, correspondent, thread);
+    // What is stored of it is read before anything of it is written.
+    if (!sync.listed() || unread.has(key)) conversation.history = 'unknown';
     adopt(conversation);
+    if (conversation.history === 'unknown' && sync.listed()) await sync.catchUp(conversation);
     return conversation;
   };
 
@@ -240,7 +262,15 @@ export const makeConversations = (
   const readAllOf = async (correspondent: string) => {
     const prefix = correspondentPrefix(correspondent);
     const keys = [...unread].filter(key => key.startsWith(prefix));
-    const found = await Promise.all(keys.map(key => readBack(key, correspondent, undefined)));
+    const found = await Promise.all(
+      keys.map(key =>
+        readBack(key, correspondent, undefined).catch(error => {
+          // Stays unread: its next message tries again.
+          sync.refused(error);
+          return undefined;
+        }),
+      ),
+    );
     for (const conversation of found) if (conversation !== undefined) adopt(conversation);
   };
 
@@ -253,20 +283,6 @@ export const makeConversations = (
     if (known !== undefined) return known;
     await readAllOf(correspondent);
     return lookup() ?? replyTo;
-  };
-
-  /** Stores `record`; false (with a warning) when the daemon refused. */
-  const persist = async (conversation: Conversation, record: ConversationRecord, rebase = false) => {
-    try {
-      await (rebase ? store.rebase : store.append)(conversation.key, record);
-      return true;
-    } catch (error) {
-      logger.warn('conversation-not-stored', {
-        conversation: conversation.key,
-        error: redact(error instanceof Error ? error.message : String(error)),
-      });
-      return false;
-    }
   };
 
   /** The own copies that belong to `conversation`, now that it writes. */
@@ -284,9 +300,16 @@ export const makeConversations = (
    * Folds the oldest turns into the summary until the request would take
    * half the budget (so compaction is rare), in batches that each fit the
    * budget themselves. A failed summary leaves the turns as they are: the
-   * window then keeps the request within bounds.
+   * window then keeps the request within bounds. The summary is stored as
+   * one new generation once every batch is folded; not while what is
+   * stored of the conversation is unknown (it would replace that).
    */
-  const compact = async (
+  const compact = async (conversation: Conversation, current: readonly ChatMessage[], schemas: readonly ToolSchema[]) => {
+    if (conversation.history === 'unknown' || conversation.forgotten) return;
+    await sync.amend(conversation, () => foldOldTurns(conversation, current, schemas));
+  };
+
+  const foldOldTurns = async (
     conversation: Conversation,
     current: readonly ChatMessage[],
     schemas: readonly ToolSchema[],
@@ -338,25 +361,10 @@ export const makeConversations = (
       conversation.earlier = harden([...conversation.earlier, ...folded.flatMap(idsOf)].slice(-EARLIER_IDS));
       conversation.turns = conversation.turns.slice(batch);
       conversation.opening = undefined;
-      const seq = conversation.nextSeq;
-      conversation.nextSeq += 1;
+      // Stored with the summary, as a new generation (store-sync.ts).
+      conversation.summaryUnstored = true;
+      conversation.unstored = 0;
       count -= batch;
-      // Sequential: a later batch's generation replaces this one.
-      // eslint-disable-next-line no-await-in-loop
-      await persist(
-        conversation,
-        harden({
-          v: RECORD_VERSION,
-          kind: 'summary',
-          correspondent: conversation.correspondent,
-          thread: conversation.thread,
-          seq,
-          text: conversation.summary,
-          turns: [...conversation.turns],
-          ...(conversation.earlier.length > 0 ? { earlier: conversation.earlier } : {}),
-        }),
-        true,
-      );
     }
   };
 
@@ -412,6 +420,8 @@ export const makeConversations = (
    * but the restart came before it was dismissed).
    */
   const open = async (message: MessageRecord, correspondent: string, text: string) => {
+    // A store that could not be listed is tried again on every message.
+    if (!sync.listed()) await sync.ensureListed();
     const conversation = await provide(correspondent, await threadFor(message, correspondent));
     const messageId = idOf(message);
     if (conversation.turns.some(turn => turn.messageId === messageId)) return undefined;
@@ -431,18 +441,11 @@ export const makeConversations = (
         const copies = ownCopiesOf(conversation);
         const sent = harden(copies.map(copy => copy.messageId));
         conversation.turns.push({ seq, messageId, messages: kept, sent });
+        conversation.unstored += 1;
         conversation.opening = undefined;
-        const stored = await persist(conversation, harden({
-          v: RECORD_VERSION,
-          kind: 'turn',
-          correspondent: conversation.correspondent,
-          thread: conversation.thread,
-          seq,
-          messageId,
-          messages: kept,
-          ...(sent.length > 0 ? { sent } : {}),
-        }));
-        if (stored) await release(copies);
+        // Stored now, or kept in memory until the store takes it.
+        await sync.catchUp(conversation);
+        if (!behindInTurns(conversation)) await release(copies);
       },
       abandon: () => {
         if (openTurn === state) openTurn = undefined;
@@ -452,32 +455,65 @@ export const makeConversations = (
     return Object.freeze(turn);
   };
 
-  /** Forgets every thread of `correspondent`, stored or held; how many. */
+  /**
+   * Forgets every thread of `correspondent`, stored or held; how many.
+   * Rejects, saying so, when the daemon refused: a thread it could not
+   * remove is kept whole (stored and held), none is left with holes.
+   */
   const forget = async (correspondent: string) => {
+    if (!(await sync.ensureListed())) {
+      throw Error(
+        `could not forget the conversation: the conversation store cannot be listed (${sync.status().storageError}). Nothing was forgotten; try again later`,
+      );
+    }
     const prefix = correspondentPrefix(correspondent);
     const keys = new Set([...unread].filter(key => key.startsWith(prefix)));
     const mine = [...held.values()].filter(conversation => conversation.correspondent === correspondent);
     for (const conversation of mine) keys.add(conversation.key);
-    // Their own copies teach nothing any more (found before the threads go).
-    const orphans = mine.flatMap(ownCopiesOf);
+    // Their own copies, found while the threads are still there.
+    const copies = new Map(mine.map(conversation => [conversation, ownCopiesOf(conversation)]));
+    const failures: unknown[] = [];
     await Promise.all(
-      [...keys].map(key => {
+      [...keys].map(async key => {
+        try {
+          await sync.remove(key);
+        } catch (error) {
+          failures.push(error);
+          return;
+        }
+        const conversation = held.get(key);
+        if (conversation !== undefined) conversation.forgotten = true;
         held.delete(key);
         unread.delete(key);
-        return store.removeConversation(key);
+        if (openTurn?.conversation.key === key) openTurn.forgotten = true;
       }),
     );
-    if (openTurn?.conversation.correspondent === correspondent) openTurn.forgotten = true;
-    await release(orphans);
-    logger.event('conversation-forgotten', { conversations: keys.size });
-    return keys.size;
+    // The copies of what is forgotten teach nothing any more.
+    await release(mine.filter(conversation => conversation.forgotten).flatMap(conversation => copies.get(conversation) ?? []));
+    const forgotten = keys.size - failures.length;
+    logger.event('conversation-forgotten', { conversations: forgotten });
+    sync.checkRecovered();
+    if (failures.length > 0) {
+      const reason = redact(failures[0] instanceof Error ? failures[0].message : String(failures[0]));
+      logger.warn('conversation-not-forgotten', { conversations: failures.length, error: reason });
+      const kept =
+        forgotten === 0 ? 'Nothing was forgotten' : `${forgotten} of ${keys.size} threads were forgotten; the others are kept whole`;
+      throw Error(`could not forget the conversation: ${reason}. ${kept}; try again later`);
+    }
+    return forgotten;
   };
 
   return harden({
-    /** Reads which conversations are stored (creating the directory). */
+    /**
+     * Reads which conversations are stored (creating the directory when
+     * the daemon says there is none). A refusal is logged and retried in
+     * the background; fae answers meanwhile without storing.
+     */
     start: async () => {
-      for (const key of await store.open()) unread.add(key);
+      await sync.ensureListed();
     },
+    /** Ends the background retry (fae is cancelled). */
+    stop: () => sync.stop(),
     open,
     forget,
     /**
@@ -492,7 +528,7 @@ export const makeConversations = (
         return;
       }
       const key = conversationOf(replyTo)?.key;
-      if (key === undefined && unread.size === 0) {
+      if (key === undefined && sync.listed() && unread.size === 0) {
         // Its thread is gone (forgotten, or folded past EARLIER_IDS), and
         // no stored one is left to read: no reply to it can be placed.
         logger.event('own-copy-unplaced', { message: number });
@@ -517,6 +553,7 @@ export const makeConversations = (
       }),
     status: () =>
       harden({
+        ...sync.status(),
         conversations: held.size + unread.size,
         conversationSizes: [...held.values()].map(c => {
           const messages = c.turns.flatMap(t => t.messages);
