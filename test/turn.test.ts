@@ -60,7 +60,7 @@ test('a cancellation that comes with the model answer runs none of its tool call
       return 'noted';
     },
   });
-  const tools: DiscoveredTools = harden({ schemas: [], toolMap: new Map([['note', note]]) });
+  const tools: DiscoveredTools = harden({ schemas: [], toolMap: new Map([['note', note]]), origins: new Map() });
   const transcript: ChatMessage[] = [{ role: 'user', content: 'hi' }];
   const outcome = await runTurn(transcript, tools, dependencies(llm.provider, makeCancellation(cancelled)));
   t.is(outcome.kind, 'cancelled');
@@ -100,7 +100,7 @@ test('cancelling a turn while a tool runs tells a tool that offers cancellation,
   });
   const llm = makeScriptedProvider([{ toolCalls: [{ name: 'work', arguments: {} }] }, { text: 'never' }]);
   const { tool, started, told } = makeCancellableTool();
-  const tools: DiscoveredTools = harden({ schemas: [], toolMap: new Map([['work', tool]]) });
+  const tools: DiscoveredTools = harden({ schemas: [], toolMap: new Map([['work', tool]]), origins: new Map() });
   const deps = dependencies(llm.provider, makeCancellation(cancelled));
   // A tool timeout far away: the turn ends because it was cancelled, not because the tool timed out.
   const outcome = runTurn([{ role: 'user', content: 'hi' }], tools, { ...deps, limits: { ...deps.limits, toolTimeoutMs: 10 * 60_000 } });
