@@ -7,7 +7,7 @@ Methods: help(methodName?), status(), whenStarted().`,
   whenStarted:
     'whenStarted() resolves to status() once startup has finished, successfully or not.',
   status:
-    'status() returns { state, handledMessages, inputTokens, outputTokens, provider, model, lastError }: state is starting, running, stopped or failed; the token counts add up what the LLM reported.',
+    'status() returns { state, handledMessages, inputTokens, outputTokens, provider, model, lastError }: state is starting, running, stopped or failed; the token counts add up what the LLM reported; storage is ok, or unavailable while the daemon refuses fae\'s conversation store (storageError says why, unstoredTurns how many turns wait in memory to be stored).',
 });
 
 export const helpFor = (texts: Readonly<Record<string, string>>, methodName?: string) =>

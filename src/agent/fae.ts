@@ -32,7 +32,7 @@ import { whenCancelled } from './cancellation.js';
 import { FAE_HELP, helpFor } from './fae-help.js';
 import { bestEffort } from './best-effort.js';
 import { makeDeliver } from './deliver.js';
-import { emptyAnswerNotice } from './closing-notices.js';
+import { emptyAnswerNotice, forgetFailedNotice } from './closing-notices.js';
 import { watchOwnNames } from '../daemon/own-names.js';
 import { makeSenderNames } from './sender-names.js';
 
@@ -131,7 +131,7 @@ export const startFae = (
 
   // What the model did about the message being handled, told by the
   // built-in tools, so fae knows whether to answer or dismiss for it.
-  let current = { number: -1n, answered: false, dismissed: false };
+  let current = { number: -1n, answered: false, dismissed: false, forgetFailure: undefined as string | undefined };
   const builtIns = makeBuiltInTools(powers, {
     daemon: daemonAdapter,
     onDismiss: number => {
@@ -166,8 +166,15 @@ export const startFae = (
       (formulaIdOf(message.from) === ownId
         ? correspondentOf({ ...message, from: message.to }) === currentCorrespondent
         : correspondentOf(message) === currentCorrespondent),
-    onForget: async () =>
-      currentCorrespondent === undefined ? 0 : conversations.forget(currentCorrespondent),
+    // A failure reaches the model as the tool's error, and the sender in fae's own words.
+    onForget: async () => {
+      if (currentCorrespondent === undefined) return 0;
+      const turn = current;
+      return conversations.forget(currentCorrespondent).catch(error => {
+        turn.forgetFailure = redact(error instanceof Error ? error.message : String(error));
+        throw error;
+      });
+    },
   });
   // fae's own top-level names, watched once for the registry (tools/ may
   // be replaced) and for the sender names kept between messages.
@@ -182,6 +189,7 @@ export const startFae = (
   void cancelled.promise.then(() => {
     registry.stop();
     ownNames.stop();
+    conversations.stop();
   });
   const discover = () => registry.current();
 
@@ -211,7 +219,7 @@ export const startFae = (
 
   const handleTurn = async (message: InboxMessage, stop: ReturnType<typeof turnCancellation>): Promise<TurnEnd> => {
     const { number } = message;
-    current = { number, answered: false, dismissed: false };
+    current = { number, answered: false, dismissed: false, forgetFailure: undefined };
     const correspondent = correspondentOf(message);
     currentCorrespondent = correspondent;
     const [sender, tools] = await Promise.all([describeSender(message.from), discover()]);
@@ -284,6 +292,10 @@ export const startFae = (
       closing = { text, note: text };
     } finally {
       currentCorrespondent = undefined;
+    }
+    if (current.forgetFailure !== undefined) {
+      const notice = forgetFailedNotice(current.forgetFailure);
+      closing = { ...closing, text: closing.text === undefined ? notice : `${closing.text}\n\n${notice}` };
     }
     // The answer goes out first: the sender waits for nothing else. Then,
     // together, the turn is stored and the message dismissed (a dismissed

@@ -3,13 +3,18 @@
 // (store.ts), kept within the context budget by folding old turns into a
 // summary (compaction.ts), and windowed for every request (window.ts).
 // fae.ts opens a turn per message; turn.ts asks the turn for each request.
+// When the daemon refuses the store, fae answers without storing and
+// stores later (store-sync.ts): a conversation whose stored turns could
+// not be read is never written over, and it is held, with the turns
+// answered meanwhile, until the store has them.
 import type { ChatMessage, ChatOptions, Provider, ToolSchema } from '../../providers/types.js';
 import type { GuestPowers, MessageRecord, Ref } from '../daemon/endo-types.js';
 import type { Logger } from '../logging/log.js';
 import type { Redact } from '../logging/redact.js';
 import { summarize, turnsToFold } from './compaction.js';
-import { RECORD_VERSION, redactMessage, type ConversationRecord } from './records.js';
+import { redactMessage } from './records.js';
 import { makeConversationStore } from './store.js';
+import { SYNCED_FROM_START, behindInTurns, makeStoreSync, type SyncedConversation } from './store-sync.js';
 import { makeHeldConversations } from './held.js';
 import { makeOwnCopies, ownCopyLink, type OwnCopy } from './own-copies.js';
 import { MAIN_THREAD, conversationKey } from './threads.js';
@@ -60,7 +65,7 @@ const EARLIER_IDS = 256;
 /** The message ids a turn holds: the incoming one, and what fae sent. */
 const idsOf = (turn: Turn) => (turn.messageId.startsWith('#') ? turn.sent : [turn.messageId, ...turn.sent]);
 
-interface Conversation {
+interface Conversation extends SyncedConversation {
   readonly key: string;
   readonly correspondent: string;
   readonly thread: string;
@@ -159,13 +164,19 @@ export const makeConversations = (
     earlier: [],
     nextSeq: 1,
     opening: undefined,
+    ...SYNCED_FROM_START,
   });
+
+  /** Notes which message ids are `conversation`'s. */
+  const noteIds = (conversation: Conversation) => {
+    for (const turn of conversation.turns) for (const id of idsOf(turn)) held.noteId(id, conversation.key);
+    for (const id of conversation.earlier) held.noteId(id, conversation.key);
+  };
 
   /** Holds `conversation` and notes which message ids are its. */
   const adopt = (conversation: Conversation) => {
     held.put(conversation);
-    for (const turn of conversation.turns) for (const id of idsOf(turn)) held.noteId(id, conversation.key);
-    for (const id of conversation.earlier) held.noteId(id, conversation.key);
+    noteIds(conversation);
   };
 
   /** Whether message `id` is one of `conversation`'s, folded or not. */
@@ -188,13 +199,14 @@ export const makeConversations = (
     return correspondent === undefined || conversation.correspondent === correspondent ? conversation : undefined;
   };
 
-  /** Reads a stored conversation; unusable data gives a fresh one. */
+  /**
+   * The conversation stored under `key`, or undefined when nothing usable
+   * is stored (unusable data is logged; a fresh start replaces it).
+   * Rejects when the daemon refused the read: nothing is judged.
+   */
   const readBack = async (key: string, correspondent: string, thread: string | undefined) => {
     const records = await store.load(key, correspondent, thread);
-    if (records === undefined || records.length === 0) {
-      // Written afresh (in a new generation) on its next turn.
-      return thread === undefined ? undefined : fresh(key, correspondent, thread);
-    }
+    if (records === undefined || records.length === 0) return undefined;
     const conversation = fresh(key, correspondent, records[0].thread);
     for (const record of records) {
       if (record.kind === 'summary') {
@@ -216,8 +228,43 @@ export const makeConversations = (
   };
 
   /**
+   * Pins of the conversations the store is behind (what is stored of them
+   * is unknown, or turns of them are not stored yet): dropped from memory
+   * they would be lost, or read back without those turns.
+   */
+  const behindPins = new Map<string, () => void>();
+  const keepWhileBehind = (conversation: Conversation) => {
+    const pin = behindPins.get(conversation.key);
+    if (sync.behind(conversation) && !conversation.forgotten) {
+      if (pin === undefined) behindPins.set(conversation.key, held.pin(conversation));
+    } else if (pin !== undefined) {
+      behindPins.delete(conversation.key);
+      pin();
+    }
+  };
+
+  /** A read the daemon refused: not judged, tried again later. */
+  const unreadable = (error: unknown): undefined => {
+    sync.refused(error);
+    return undefined;
+  };
+
+  const sync = makeStoreSync<Conversation>(store, {
+    logger,
+    redact,
+    held: () => held.pinned(),
+    readBack: conversation => readBack(conversation.key, conversation.correspondent, conversation.thread),
+    onChanged: conversation => {
+      conversation.opening = undefined;
+      noteIds(conversation);
+    },
+    onSettled: keepWhileBehind,
+  });
+
+  /**
    * The conversation `key` held, or read back from the store (once, however
    * many ask at the same time) and held; undefined when it is neither.
+   * Rejects when the daemon refused the read.
    */
   const heldOrStored = async (key: string, correspondent: string, thread: string | undefined) => {
     const known = held.get(key);
@@ -234,12 +281,25 @@ export const makeConversations = (
     return pending;
   };
 
+  /**
+   * The conversation `key`: held, read back, or new. When what is stored of
+   * it cannot be read now, a new one whose history is unknown: it is
+   * answered in, and its stored turns are read (and put first) once the
+   * store answers.
+   */
   const provide = async (correspondent: string, thread: string) => {
     const key = conversationKey(correspondent, thread);
-    const known = await heldOrStored(key, correspondent, thread);
-    if (known !== undefined) return known;
+    const listed = await sync.ensureListed();
+    const known = listed ? await heldOrStored(key, correspondent, thread).catch(unreadable) : held.get(key);
+    if (known !== undefined) {
+      // Its stored history could not be read before: this turn tries again.
+      if (known.history === 'unknown') await sync.catchUp(known);
+      return known;
+    }
     const conversation = fresh(key, correspondent, thread);
+    if (!listed || store.isStored(key)) conversation.history = 'unknown';
     adopt(conversation);
+    keepWhileBehind(conversation);
     return conversation;
   };
 
@@ -253,7 +313,10 @@ export const makeConversations = (
     if (known !== undefined) return known;
     const id = ownCopies.origin(messageId);
     const keys = new Set([...store.keysOf(correspondent), ...held.pinnedKeysOf(correspondent)]);
-    const threads = await Promise.all([...keys].map(key => heldOrStored(key, correspondent, undefined)));
+    // One that cannot be read now is not searched; its next message tries again.
+    const threads = await Promise.all(
+      [...keys].map(key => heldOrStored(key, correspondent, undefined).catch(unreadable)),
+    );
     return threads.find(conversation => conversation !== undefined && holds(conversation, id));
   };
 
@@ -262,20 +325,6 @@ export const makeConversations = (
     const { replyTo } = message;
     if (typeof replyTo !== 'string' || replyTo === '') return MAIN_THREAD;
     return (await conversationOf(replyTo, correspondent))?.thread ?? replyTo;
-  };
-
-  /** Stores `record`; false (with a warning) when the daemon refused. */
-  const persist = async (conversation: Conversation, record: ConversationRecord, rebase = false) => {
-    try {
-      await (rebase ? store.rebase : store.append)(conversation.key, record);
-      return true;
-    } catch (error) {
-      logger.warn('conversation-not-stored', {
-        conversation: conversation.key,
-        error: redact(error instanceof Error ? error.message : String(error)),
-      });
-      return false;
-    }
   };
 
   /** The own copies that belong to `conversation`, now that it writes. */
@@ -292,9 +341,21 @@ export const makeConversations = (
    * Folds the oldest turns into the summary until the request would take
    * half the budget (so compaction is rare), in batches that each fit the
    * budget themselves. A failed summary leaves the turns as they are: the
-   * window then keeps the request within bounds.
+   * window then keeps the request within bounds. The summary is stored as
+   * one new generation once every batch is folded; not while what is
+   * stored of the conversation is unknown (it would replace that).
    */
   const compact = async (
+    conversation: Conversation,
+    current: readonly ChatMessage[],
+    schemas: readonly ToolSchema[],
+    options: ChatOptions,
+  ) => {
+    if (conversation.history === 'unknown' || conversation.forgotten) return;
+    await sync.amend(conversation, () => foldOldTurns(conversation, current, schemas, options));
+  };
+
+  const foldOldTurns = async (
     conversation: Conversation,
     current: readonly ChatMessage[],
     schemas: readonly ToolSchema[],
@@ -349,25 +410,10 @@ export const makeConversations = (
       conversation.earlier = harden([...conversation.earlier, ...folded.flatMap(idsOf)].slice(-EARLIER_IDS));
       conversation.turns = conversation.turns.slice(batch);
       conversation.opening = undefined;
-      const seq = conversation.nextSeq;
-      conversation.nextSeq += 1;
+      // Stored with the summary, as a new generation (store-sync.ts).
+      conversation.summaryUnstored = true;
+      conversation.unstored = 0;
       count -= batch;
-      // Sequential: a later batch's generation replaces this one.
-      // eslint-disable-next-line no-await-in-loop
-      await persist(
-        conversation,
-        harden({
-          v: RECORD_VERSION,
-          kind: 'summary',
-          correspondent: conversation.correspondent,
-          thread: conversation.thread,
-          seq,
-          text: conversation.summary,
-          turns: [...conversation.turns],
-          ...(conversation.earlier.length > 0 ? { earlier: conversation.earlier } : {}),
-        }),
-        true,
-      );
     }
   };
 
@@ -418,7 +464,10 @@ export const makeConversations = (
   };
   let lastEstimate = 0;
 
-  /** Records a finished turn in `conversation` and stores it (with the links of its own copies). */
+  /**
+   * Records a finished turn in `conversation` and stores it (with the links
+   * of its own copies), or keeps it in memory until the store takes it.
+   */
   const record = async (
     conversation: Conversation,
     messageId: string,
@@ -433,21 +482,10 @@ export const makeConversations = (
     const sent = harden(copies.map(copy => copy.messageId));
     conversation.turns.push({ seq, messageId, messages: kept, sent });
     for (const id of sent) held.noteId(id, conversation.key);
+    conversation.unstored += 1;
     conversation.opening = undefined;
-    const stored = await persist(
-      conversation,
-      harden({
-        v: RECORD_VERSION,
-        kind: 'turn',
-        correspondent: conversation.correspondent,
-        thread: conversation.thread,
-        seq,
-        messageId,
-        messages: kept,
-        ...(sent.length > 0 ? { sent } : {}),
-      }),
-    );
-    if (stored) await release(copies);
+    await sync.catchUp(conversation);
+    if (!behindInTurns(conversation)) await release(copies);
   };
 
   /**
@@ -486,29 +524,65 @@ export const makeConversations = (
     return Object.freeze(turn);
   };
 
-  /** Forgets every thread of `correspondent`, stored or held; how many. */
+  /** Forgets the thread `key`: removed from the store, then from memory; rejects when refused. */
+  const forgetThread = async (key: string) => {
+    await sync.remove(key);
+    const conversation = held.get(key);
+    if (conversation !== undefined) conversation.forgotten = true;
+    behindPins.get(key)?.();
+    behindPins.delete(key);
+    held.drop(key);
+    if (openTurn?.conversation.key === key) openTurn.forgotten = true;
+  };
+
+  /**
+   * Forgets every thread of `correspondent`, stored or held; how many.
+   * Rejects, saying so, when the daemon refused: a thread it could not
+   * remove is kept whole (stored and held), none is left with holes.
+   */
   const forget = async (correspondent: string) => {
+    if (!(await sync.ensureListed())) {
+      throw Error(
+        `could not forget the conversation: the conversation store cannot be listed (${sync.status().storageError}). Nothing was forgotten; try again later`,
+      );
+    }
     const keys = new Set([...store.keysOf(correspondent), ...held.pinnedKeysOf(correspondent)]);
     if (openTurn?.conversation.correspondent === correspondent) keys.add(openTurn.conversation.key);
-    // Their own copies teach nothing any more (found before the threads go).
-    const orphans = [...keys].flatMap(ownCopies.of);
-    await Promise.all(
-      [...keys].map(key => {
-        held.drop(key);
-        return store.removeConversation(key);
+    const outcomes = await Promise.allSettled(
+      [...keys].map(async key => {
+        // Its own copies, found while the thread is still there.
+        const copies = ownCopies.of(key);
+        await forgetThread(key);
+        return copies;
       }),
     );
-    if (openTurn?.conversation.correspondent === correspondent) openTurn.forgotten = true;
-    await release(orphans);
-    logger.event('conversation-forgotten', { conversations: keys.size });
-    return keys.size;
+    const failures = outcomes.flatMap(outcome => (outcome.status === 'rejected' ? [outcome.reason] : []));
+    // The copies of what is forgotten teach nothing any more.
+    await release(outcomes.flatMap(outcome => (outcome.status === 'fulfilled' ? outcome.value : [])));
+    const forgotten = keys.size - failures.length;
+    logger.event('conversation-forgotten', { conversations: forgotten });
+    sync.checkRecovered();
+    if (failures.length > 0) {
+      const reason = redact(failures[0] instanceof Error ? failures[0].message : String(failures[0]));
+      logger.warn('conversation-not-forgotten', { conversations: failures.length, error: reason });
+      const kept =
+        forgotten === 0 ? 'Nothing was forgotten' : `${forgotten} of ${keys.size} threads were forgotten; the others are kept whole`;
+      throw Error(`could not forget the conversation: ${reason}. ${kept}; try again later`);
+    }
+    return forgotten;
   };
 
   return harden({
-    /** Reads which conversations are stored (creating the directory). */
+    /**
+     * Reads which conversations are stored (creating the directory when
+     * the daemon says there is none). A refusal is logged and retried in
+     * the background; fae answers meanwhile without storing.
+     */
     start: async () => {
-      await store.open();
+      await sync.ensureListed();
     },
+    /** Ends the background retry (fae is cancelled). */
+    stop: () => sync.stop(),
     open,
     forget,
     /**
@@ -524,6 +598,11 @@ export const makeConversations = (
         return;
       }
       const key = (await conversationOf(link.replyTo, correspondent))?.key;
+      if (key === undefined && (!sync.listed() || sync.status().storage !== 'ok')) {
+        // Its thread may be in a stored conversation that cannot be read
+        // now: the copy stays in the inbox, kept, and a restart relearns it.
+        return;
+      }
       if (key === undefined) {
         // Its thread is gone (forgotten, or folded past EARLIER_IDS): no
         // reply to it can be placed.
@@ -548,6 +627,7 @@ export const makeConversations = (
       }),
     status: () =>
       harden({
+        ...sync.status(),
         // Stored, and new ones not stored yet (their first turn is open).
         conversations: store.count() + held.pinnedKeys().filter(key => !store.isStored(key)).length,
         // The latest used (a few): status() stays small however many there are.

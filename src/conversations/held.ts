@@ -70,6 +70,8 @@ export const makeHeldConversations = <C extends Keyed>(limit = HELD_LIMIT) => {
     /** The keys of `correspondent`'s pinned conversations. */
     pinnedKeysOf: (correspondent: string) =>
       [...pinned.values()].filter(pin => pin.conversation.correspondent === correspondent).map(pin => pin.conversation.key),
+    /** The pinned conversations. */
+    pinned: () => [...pinned.values()].map(pin => pin.conversation),
     /** The keys of the pinned conversations. */
     pinnedKeys: () => [...pinned.keys()],
     /** The latest used conversations still held, newest first. */

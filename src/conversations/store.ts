@@ -8,14 +8,28 @@
 // readable. Reading a conversation back is one list and concurrent
 // lookups, done on its first message after a restart. Only this file knows
 // how conversations are kept.
+//
+// A daemon that is slow or restarting refuses calls. A refused call is
+// tried again (with backoff) and then reported as a rejection, never read
+// as "nothing is stored": the conversations directory is made only when
+// `has` answered false, a generation is started only once the stored ones
+// were read, and removal goes oldest generation first, so what a refusal
+// leaves behind is always a whole conversation.
 import { E } from '@endo/far';
+import { q } from '@endo/errors';
+import { passStyleOf } from '@endo/marshal';
+import type { Passable } from '@endo/marshal';
 import type { GuestPowers, Ref } from '../daemon/endo-types.js';
 import type { Logger } from '../logging/log.js';
+import { DEFAULT_RETRY_MS, retrying } from '../daemon/backoff.js';
 import { checkRecord, nodeName, seqOfNodeName, type ConversationRecord } from './records.js';
 import { conversationKey, correspondentPrefix } from './threads.js';
 import { makeUsableDirectory } from '../daemon/new-directory.js';
 
 export const CONVERSATIONS_DIRECTORY = 'conversations';
+
+/** Tries of one daemon call before the store reports it refused (pauses of 100 and 200 ms). */
+const ATTEMPTS = 3;
 
 const directoryName = (key: string, generation: number) => `${key}-g${generation}`;
 
@@ -24,14 +38,40 @@ const parseDirectoryName = (name: string) => {
   return match ? { key: match[1], generation: Number(match[2]) } : undefined;
 };
 
+const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
+
+/** A daemon call, tried again while refused; its last refusal says what could not be done. */
+const patiently = async <T>(what: string, call: () => Promise<T>): Promise<T> => {
+  try {
+    return await retrying(ATTEMPTS, DEFAULT_RETRY_MS, call);
+  } catch (error) {
+    throw Error(`could not ${what}: ${messageOf(error)}`);
+  }
+};
+
+/** Whether a looked-up value may be a directory (anything remote), rather than plain data. */
+const mayBeDirectory = (value: unknown) => {
+  try {
+    // Values from the daemon are passable; anything else is not judged.
+    return passStyleOf(value as Passable) === 'remotable';
+  } catch {
+    return true;
+  }
+};
+
 export interface ConversationStore {
-  /** The keys stored when fae started, creating the directory if needed. */
+  /**
+   * Lists the stored conversations (their keys), creating the directory
+   * when the daemon says it is absent. Rejects when the daemon refused:
+   * nothing may be written until it has answered.
+   */
   readonly open: () => Promise<readonly string[]>;
   /**
    * The records of a stored conversation in sequence order, or undefined
    * (with a warning) when what is stored cannot be used. With `thread`
    * undefined (reading every thread of a correspondent), the thread is
-   * taken from the records and must give back `key`.
+   * taken from the records and must give back `key`. Rejects when the
+   * daemon refused to read it: nothing is judged, try again later.
    */
   readonly load: (
     key: string,
@@ -42,9 +82,16 @@ export interface ConversationStore {
   readonly append: (key: string, record: ConversationRecord) => Promise<void>;
   /** Starts a new generation holding only `record` (a summary). */
   readonly rebase: (key: string, record: ConversationRecord) => Promise<void>;
-  /** Removes every generation of a conversation. */
+  /** Whether generations older than the current one are left to remove. */
+  readonly untidy: (key: string) => boolean;
+  /** Removes the generations older than the current one (rejects when refused). */
+  readonly tidy: (key: string) => Promise<void>;
+  /**
+   * Removes every generation of a conversation, oldest first: when the
+   * daemon refuses, it rejects and what is left is the newest, whole.
+   */
   readonly removeConversation: (key: string) => Promise<void>;
-  /** Whether conversation `key` is stored. */
+  /** Whether conversation `key` is stored (as far as the listing and fae's own writes tell). */
   readonly isStored: (key: string) => boolean;
   /** The keys of every stored conversation of `correspondent` (without a scan of the others). */
   readonly keysOf: (correspondent: string) => readonly string[];
@@ -59,10 +106,13 @@ export const makeConversationStore = (
   powers: Ref<GuestPowers>,
   logger: Logger,
 ): ConversationStore => {
-  /** The generations present in the store, per key. */
+  let opened = false;
+  /** The generations present in the store, per key, newest first. */
   const generations = new Map<string, number[]>();
   /** The generation new turns go to, once it is known to be sound. */
   const live = new Map<string, number>();
+  /** Keys whose stored generations were read (sound or not) in this incarnation. */
+  const judged = new Set<string>();
   /** The stored keys, by their correspondent part. */
   const byCorrespondent = new Map<string, Set<string>>();
 
@@ -74,6 +124,7 @@ export const makeConversationStore = (
   const forgetKey = (key: string) => {
     generations.delete(key);
     live.delete(key);
+    judged.delete(key);
     const prefix = key.slice(0, PREFIX_LENGTH);
     const keys = byCorrespondent.get(prefix);
     keys?.delete(key);
@@ -86,20 +137,66 @@ export const makeConversationStore = (
     ...rest,
   ];
 
+  // A directory's retries are worth one warning, not one per try to store
+  // into it while the daemon refuses.
+  const warnedDirectories = new Set<string>();
+  const directoryLogger: Logger = harden({
+    ...logger,
+    warn: (name: string, fields?: Readonly<Record<string, unknown>>) => {
+      const where = String(fields?.name);
+      if (warnedDirectories.has(where)) {
+        logger.debug(name, () => fields);
+        return;
+      }
+      warnedDirectories.add(where);
+      logger.warn(name, fields);
+    },
+  });
+
   const withNewDirectory = (dirPath: string[], use: () => Promise<unknown>) =>
-    makeUsableDirectory(powers, logger, dirPath, use);
+    makeUsableDirectory(powers, directoryLogger, dirPath, use);
+
+  const assertOpen = () => {
+    if (!opened) throw Error('the conversation store has not been listed yet');
+  };
+
+  const makeTopDirectory = async () => {
+    try {
+      await withNewDirectory([CONVERSATIONS_DIRECTORY], () => E(powers).list(CONVERSATIONS_DIRECTORY));
+    } catch (error) {
+      throw Error(`could not make the conversations directory: ${messageOf(error)}`);
+    }
+    return harden([] as string[]);
+  };
+
+  /** The names in the conversations directory; replaced only if it holds plain data. */
+  const listTopDirectory = async () => {
+    try {
+      return await patiently('list the stored conversations', () => E(powers).list(CONVERSATIONS_DIRECTORY));
+    } catch (listFailure) {
+      // Resolve before judging: only a name that holds data, not a directory, is replaced.
+      const looked = await patiently('look up the conversations directory', () =>
+        E(powers).lookup(CONVERSATIONS_DIRECTORY),
+      ).then(
+        value => ({ value }),
+        () => undefined,
+      );
+      if (looked === undefined || mayBeDirectory(looked.value)) throw listFailure;
+      logger.warn('conversations-directory-replaced', { name: CONVERSATIONS_DIRECTORY, held: passStyleOf(looked.value as Passable) });
+      return makeTopDirectory();
+    }
+  };
 
   const open = async () => {
-    let names: readonly string[] | undefined;
-    const there = await E(powers).has(CONVERSATIONS_DIRECTORY).catch(() => false);
-    if (there) {
-      names = await E(powers).list(CONVERSATIONS_DIRECTORY).catch(() => undefined);
-      if (names === undefined) logger.warn('conversations-directory-replaced', { name: CONVERSATIONS_DIRECTORY });
-    }
-    if (names === undefined) {
-      await withNewDirectory([CONVERSATIONS_DIRECTORY], () => E(powers).list(CONVERSATIONS_DIRECTORY));
-      names = [];
-    }
+    opened = false;
+    generations.clear();
+    live.clear();
+    judged.clear();
+    byCorrespondent.clear();
+    const there = await patiently('look for the conversations directory', () =>
+      E(powers).has(CONVERSATIONS_DIRECTORY),
+    );
+    const names = there ? await listTopDirectory() : await makeTopDirectory();
     for (const name of names) {
       const parsed = parseDirectoryName(name);
       if (parsed === undefined) continue;
@@ -107,27 +204,37 @@ export const makeConversationStore = (
       known.push(parsed.generation);
       setGenerations(parsed.key, known.sort((a, b) => b - a));
     }
+    opened = true;
     return harden([...generations.keys()]);
   };
 
-  const loadGeneration = async (
+  /** The node names and values of one generation, as read; rejects when refused. */
+  const readGeneration = async (key: string, generation: number) => {
+    const names = await patiently('list a stored conversation', () => E(powers).list(...path(key, generation)));
+    const nodes = names.map(name => ({ name, seq: seqOfNodeName(name) }));
+    const usable = nodes.filter(node => node.seq !== undefined).sort((a, b) => (a.seq ?? 0) - (b.seq ?? 0));
+    const values = await Promise.all(
+      usable.map(node =>
+        patiently('read a stored conversation', () => E(powers).lookup(path(key, generation, node.name))),
+      ),
+    );
+    return { strangers: nodes.filter(node => node.seq === undefined).map(node => node.name), usable, values };
+  };
+
+  /** The records of a generation read back; throws why they cannot be used. */
+  const checkGeneration = (
     key: string,
-    generation: number,
+    { strangers, usable, values }: Awaited<ReturnType<typeof readGeneration>>,
     correspondent: string,
     thread: string | undefined,
   ) => {
-    const names = await E(powers).list(...path(key, generation));
-    const nodes = names.map(name => ({ name, seq: seqOfNodeName(name) }));
-    const strangers = nodes.filter(node => node.seq === undefined).map(node => node.name);
-    if (strangers.length > 0) throw Error(`unexpected names ${JSON.stringify(strangers)}`);
-    nodes.sort((a, b) => (a.seq ?? 0) - (b.seq ?? 0));
-    const values = await Promise.all(nodes.map(node => E(powers).lookup(path(key, generation, node.name))));
+    if (strangers.length > 0) throw Error(`unexpected names ${q(strangers)}`);
     const first = values[0] as { thread?: unknown } | undefined;
     const expected = thread ?? (typeof first?.thread === 'string' ? first.thread : '');
     if (conversationKey(correspondent, expected) !== key) {
       throw Error('it belongs to another conversation');
     }
-    const records = values.map((value, i) => checkRecord(value, nodes[i].name, correspondent, expected));
+    const records = values.map((value, i) => checkRecord(value, usable[i].name, correspondent, expected));
     if (records.some((record, i) => i > 0 && record.kind === 'summary')) {
       throw Error('a summary is not at the head of its generation');
     }
@@ -135,53 +242,101 @@ export const makeConversationStore = (
   };
 
   const load = async (key: string, correspondent: string, thread: string | undefined) => {
+    assertOpen();
     // Newest generation first; an older one is there only if a crash came
-    // between starting a generation and removing its predecessor.
+    // between starting a generation and removing its predecessor. A
+    // refusal ends the search: an older generation must not stand in for
+    // a newer one that could not be read.
     for (const generation of generations.get(key) ?? []) {
+      // Sequential on purpose: an older generation is read only if the newer is unusable.
+      // eslint-disable-next-line no-await-in-loop
+      const read = await readGeneration(key, generation);
       try {
-        // Sequential on purpose: an older generation is read only if the newer fails.
-        // eslint-disable-next-line no-await-in-loop
-        const records = await loadGeneration(key, generation, correspondent, thread);
+        const records = checkGeneration(key, read, correspondent, thread);
         if (records.length > 0) {
           live.set(key, generation);
+          judged.add(key);
           return records;
         }
       } catch (error) {
-        logger.warn('conversation-unreadable', {
-          conversation: key,
-          generation,
-          error: error instanceof Error ? error.message : String(error),
-        });
+        logger.warn('conversation-unreadable', { conversation: key, generation, error: messageOf(error) });
       }
     }
+    judged.add(key);
     return undefined;
   };
 
-  /** A new generation holding `record`, then the older ones go. */
+  /** A new generation holding `record`; the older ones go with the next tidy. */
   const startGeneration = async (key: string, record: ConversationRecord) => {
+    assertOpen();
     const older = generations.get(key) ?? [];
+    if (older.length > 0 && !judged.has(key)) {
+      // Never reached through conversations.ts, which reads first; kept so that no caller can.
+      throw Error(`the stored conversation ${q(key)} has not been read; it is not replaced`);
+    }
     const generation = (older[0] ?? 0) + 1;
-    await withNewDirectory(path(key, generation), () =>
-      E(powers).storeValue(harden(record), path(key, generation, nodeName(record.seq))),
-    );
-    setGenerations(key, [generation]);
+    try {
+      await withNewDirectory(path(key, generation), () =>
+        E(powers).storeValue(harden(record), path(key, generation, nodeName(record.seq))),
+      );
+    } catch (error) {
+      throw Error(`could not start a new generation of a conversation: ${messageOf(error)}`);
+    }
+    setGenerations(key, [generation, ...older]);
     live.set(key, generation);
-    await Promise.all(older.map(g => E(powers).remove(...path(key, g)).catch(() => {})));
+    judged.add(key);
   };
 
   const append = async (key: string, record: ConversationRecord) => {
+    assertOpen();
     const generation = live.get(key);
     if (generation === undefined) {
       await startGeneration(key, record);
       return;
     }
-    await E(powers).storeValue(harden(record), path(key, generation, nodeName(record.seq)));
+    await patiently('store a turn', () =>
+      E(powers).storeValue(harden(record), path(key, generation, nodeName(record.seq))),
+    );
+  };
+
+  /**
+   * Removes one generation. A retry first asks whether it is still there:
+   * a refusal may have come after the removal was done.
+   */
+  const removeGeneration = async (key: string, generation: number) => {
+    const name = directoryName(key, generation);
+    let retry = false;
+    await patiently('remove a stored conversation', async () => {
+      const there = !retry || (await E(powers).has(CONVERSATIONS_DIRECTORY, name));
+      retry = true;
+      if (there) await E(powers).remove(CONVERSATIONS_DIRECTORY, name);
+    });
+    generations.set(key, (generations.get(key) ?? []).filter(g => g !== generation));
+  };
+
+  const olderThanLive = (key: string) => {
+    const current = live.get(key);
+    return current === undefined ? [] : (generations.get(key) ?? []).filter(g => g < current);
+  };
+
+  const tidy = async (key: string) => {
+    assertOpen();
+    // Each on its own: the live generation stays whatever goes.
+    const refusals = (await Promise.allSettled(olderThanLive(key).map(g => removeGeneration(key, g)))).filter(
+      outcome => outcome.status === 'rejected',
+    );
+    if (refusals.length > 0) throw refusals[0].reason;
   };
 
   const removeConversation = async (key: string) => {
-    const older = generations.get(key) ?? [];
+    assertOpen();
+    // Oldest first: a refusal half way leaves the newest generation, a
+    // whole conversation, never an older one without the latest turns.
+    for (const generation of [...(generations.get(key) ?? [])].sort((a, b) => a - b)) {
+      // eslint-disable-next-line no-await-in-loop
+      await removeGeneration(key, generation);
+    }
     forgetKey(key);
-    await Promise.all(older.map(g => E(powers).remove(...path(key, g)).catch(() => {})));
   };
 
   return harden({
@@ -189,6 +344,8 @@ export const makeConversationStore = (
     load,
     append,
     rebase: startGeneration,
+    untidy: (key: string) => olderThanLive(key).length > 0,
+    tidy,
     removeConversation,
     isStored: (key: string) => generations.has(key),
     keysOf: (correspondent: string) => [...(byCorrespondent.get(correspondentPrefix(correspondent)) ?? [])],

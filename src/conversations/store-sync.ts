@@ -1,0 +1,261 @@
+// Keeps the store in step with the conversations fae holds in memory, also
+// while the daemon refuses it. A conversation's finished turns (and a new
+// summary) are written in order, one conversation's writes never
+// interleaving; a refusal leaves them in memory, to be written on the
+// conversation's next turn or by the background retry (store-health.ts).
+// Nothing is written before the store is listed, and nothing of a
+// conversation whose stored turns could not be read: its stored turns are
+// read first, then the turns answered meanwhile go after them.
+import type { ChatMessage } from '../../providers/types.js';
+import type { Logger } from '../logging/log.js';
+import type { Redact } from '../logging/redact.js';
+import { RECORD_VERSION, type ConversationRecord } from './records.js';
+import type { ConversationStore } from './store.js';
+import { makeStoreHealth } from './store-health.js';
+
+export interface SyncedTurn {
+  readonly seq: number;
+  readonly messageId: string;
+  readonly messages: readonly ChatMessage[];
+  /** Ids of fae's own messages stored with this turn (records.ts). */
+  readonly sent: readonly string[];
+}
+
+/** What the sync reads and changes of a conversation. */
+export interface SyncedConversation {
+  readonly key: string;
+  readonly correspondent: string;
+  readonly thread: string;
+  summary: string | undefined;
+  turns: SyncedTurn[];
+  earlier: readonly string[];
+  nextSeq: number;
+  /**
+   * Whether what the store holds of it is known: 'unknown' while the store
+   * could not be listed or its stored turns could not be read. Until then
+   * nothing of it is written (it would replace what is stored).
+   */
+  history: 'known' | 'unknown';
+  /** How many of its latest turns are not stored yet. */
+  unstored: number;
+  /** Its summary is not stored yet: the next write starts a generation. */
+  summaryUnstored: boolean;
+  /** Removed from the store by forget: nothing of it is written again. */
+  forgotten: boolean;
+}
+
+/** The fields a conversation starts with, stored history known (nothing to read). */
+export const SYNCED_FROM_START = harden({
+  history: 'known' as const,
+  unstored: 0,
+  summaryUnstored: false,
+  forgotten: false,
+});
+
+export interface StoreSyncOptions<C extends SyncedConversation> {
+  readonly logger: Logger;
+  readonly redact: Redact;
+  /** The conversations held in memory that the store may be behind (the others are stored). */
+  readonly held: () => Iterable<C>;
+  /** What is stored under `conversation`'s key; rejects when the daemon refused. */
+  readonly readBack: (conversation: C) => Promise<SyncedConversation | undefined>;
+  /** `conversation` changed in place (its turns or summary). */
+  readonly onChanged: (conversation: C) => void;
+  /** A catch-up or change of `conversation` is over, whether the store took it or not. */
+  readonly onSettled?: (conversation: C) => void;
+}
+
+const turnRecord = (conversation: SyncedConversation, turn: SyncedTurn): ConversationRecord =>
+  harden({
+    v: RECORD_VERSION,
+    kind: 'turn',
+    correspondent: conversation.correspondent,
+    thread: conversation.thread,
+    seq: turn.seq,
+    messageId: turn.messageId,
+    messages: turn.messages,
+    ...(turn.sent.length > 0 ? { sent: turn.sent } : {}),
+  });
+
+const summaryRecord = (conversation: SyncedConversation, seq: number): ConversationRecord =>
+  harden({
+    v: RECORD_VERSION,
+    kind: 'summary',
+    correspondent: conversation.correspondent,
+    thread: conversation.thread,
+    seq,
+    text: conversation.summary ?? '',
+    turns: [...conversation.turns],
+    ...(conversation.earlier.length > 0 ? { earlier: conversation.earlier } : {}),
+  });
+
+/** Whether the store lacks a turn (or the summary) of `conversation`. */
+export const behindInTurns = (conversation: SyncedConversation) =>
+  conversation.history === 'unknown' || conversation.unstored > 0 || conversation.summaryUnstored;
+harden(behindInTurns);
+
+export const makeStoreSync = <C extends SyncedConversation>(
+  store: ConversationStore,
+  { logger, redact, held, readBack, onChanged, onSettled = () => {} }: StoreSyncOptions<C>,
+) => {
+  let listed = false;
+  let listing: Promise<boolean> | undefined;
+
+  /** Whether the store lacks something of `conversation`, or holds generations it replaced. */
+  const behind = (conversation: C) => behindInTurns(conversation) || store.untidy(conversation.key);
+
+  const checkRecovered = () => {
+    if (listed && ![...held()].some(behind)) health.recovered();
+  };
+
+  /** Lists the store if it was not yet; false while the daemon refuses. */
+  const ensureListed = () => {
+    if (listed) return Promise.resolve(true);
+    listing ??= store
+      .open()
+      .then(
+        () => {
+          listed = true;
+          return true;
+        },
+        error => {
+          health.refused(error);
+          return false;
+        },
+      )
+      .finally(() => {
+        listing = undefined;
+      });
+    return listing;
+  };
+
+  /** One store operation at a time per conversation: writes never interleave. */
+  const queues = new Map<string, Promise<void>>();
+  const exclusive = (key: string, work: () => Promise<void>) => {
+    const done = (queues.get(key) ?? Promise.resolve()).then(work);
+    const tail = done.catch(() => {});
+    queues.set(key, tail);
+    void tail.then(() => {
+      if (queues.get(key) === tail) queues.delete(key);
+    });
+    return done;
+  };
+
+  /** What is stored of `conversation` goes before the turns it had without it. */
+  const absorb = (conversation: C, stored: SyncedConversation | undefined) => {
+    conversation.history = 'known';
+    if (stored === undefined) return;
+    // A message replayed meanwhile that was stored before is kept once.
+    const storedIds = new Set(stored.turns.map(turn => turn.messageId));
+    let seq = stored.nextSeq;
+    const meanwhile = conversation.turns
+      .filter(turn => !storedIds.has(turn.messageId))
+      .map(turn => ({ ...turn, seq: seq++ }));
+    conversation.summary = stored.summary;
+    conversation.earlier = stored.earlier;
+    conversation.turns = [...stored.turns, ...meanwhile];
+    conversation.nextSeq = seq;
+    conversation.unstored = meanwhile.length;
+    onChanged(conversation);
+  };
+
+  /**
+   * Writes what the store lacks of `conversation` (its summary as a new
+   * generation, then its unstored turns, oldest first), then removes the
+   * generations it replaced; stops at a refusal. Runs exclusively.
+   */
+  const flush = async (conversation: C) => {
+    const { key } = conversation;
+    if (conversation.history === 'unknown' || conversation.forgotten) return;
+    try {
+      if (conversation.summaryUnstored) {
+        const included = conversation.turns.length;
+        // Its own sequence number, after every turn it keeps.
+        const seq = conversation.nextSeq;
+        conversation.nextSeq += 1;
+        await store.rebase(key, summaryRecord(conversation, seq));
+        conversation.summaryUnstored = false;
+        // Turns finished while it was written are not in it.
+        conversation.unstored = conversation.turns.length - included;
+      }
+      while (conversation.unstored > 0) {
+        const turn = conversation.turns[conversation.turns.length - conversation.unstored];
+        // Sequential on purpose: turns are stored in order.
+        // eslint-disable-next-line no-await-in-loop
+        await store.append(key, turnRecord(conversation, turn));
+        conversation.unstored -= 1;
+      }
+      if (store.untidy(key)) await store.tidy(key);
+    } catch (error) {
+      health.refused(error);
+    }
+  };
+
+  /**
+   * Brings the store up to `conversation`: reads what is stored of it if
+   * that could not be done before, then writes what it lacks. A refusal
+   * leaves everything as it is, for the next turn or the background retry.
+   */
+  const catchUp = (conversation: C) =>
+    exclusive(conversation.key, async () => {
+      if (conversation.forgotten || !(await ensureListed())) return;
+      if (conversation.history === 'unknown') {
+        let stored;
+        try {
+          stored = await readBack(conversation);
+        } catch (error) {
+          health.refused(error);
+          return;
+        }
+        absorb(conversation, stored);
+      }
+      await flush(conversation);
+    }).finally(() => {
+      onSettled(conversation);
+      checkRecovered();
+    });
+
+  const health = makeStoreHealth({
+    logger,
+    redact,
+    // The background retry: the listing, then every conversation behind.
+    retry: async () => {
+      if (await ensureListed()) await Promise.all([...held()].filter(behind).map(catchUp));
+      checkRecovered();
+    },
+  });
+
+  return harden({
+    /** Whether the store has been listed (nothing is written before). */
+    listed: () => listed,
+    behind,
+    ensureListed,
+    catchUp,
+    /**
+     * Runs `change` on `conversation` while none of its writes is under
+     * way (a compaction), then stores what it changed.
+     */
+    amend: (conversation: C, change: () => Promise<void>) =>
+      exclusive(conversation.key, async () => {
+        await change();
+        await flush(conversation);
+      }).finally(() => {
+        onSettled(conversation);
+        checkRecovered();
+      }),
+    /** Removes what is stored under `key`, between its writes; rejects when refused. */
+    remove: (key: string) => exclusive(key, () => store.removeConversation(key)),
+    /** A refusal met elsewhere (reading a conversation on a reply). */
+    refused: (error: unknown) => health.refused(error),
+    checkRecovered,
+    status: () =>
+      harden({
+        ...health.status(),
+        /** Finished turns kept in memory until the store takes them. */
+        unstoredTurns: [...held()].reduce((n, c) => n + (c.summaryUnstored ? c.turns.length : c.unstored), 0),
+      }),
+    /** Ends the background retry (fae is cancelled). */
+    stop: () => health.stop(),
+  });
+};
+harden(makeStoreSync);
