@@ -300,3 +300,76 @@ test('with a full backlog fae reads no more mail until a turn takes one up, and 
   cancel.resolve(Error('cancelled'));
   await following;
 });
+
+/** followInbox with concurrency 2, lanes by sender; each turn waits until the test lets it end. */
+const followConcurrently = (reader: ReturnType<typeof makeFedReader>, concurrency = 2) => {
+  const cancelled = makePromiseKit<Error>();
+  const started: string[] = [];
+  const finish = new Map<string, () => void>();
+  const following = followInbox(reader.daemon, {
+    cancelled: makeCancellation(cancelled.promise),
+    concurrency,
+    laneOf: m => m.from,
+    onMessage: async m => {
+      const text = String(textOf(m));
+      started.push(text);
+      const { promise, resolve } = makePromiseKit<void>();
+      finish.set(text, resolve);
+      await promise;
+      return 'answered';
+    },
+  });
+  const stop = async () => {
+    cancelled.resolve(Error('test over'));
+    await following;
+  };
+  return { started, end: (text: string) => finish.get(text)?.(), stop };
+};
+
+test('turns of different lanes run at once, up to the limit; one lane runs in arrival order', async t => {
+  const reader = makeFedReader();
+  const inbox = followConcurrently(reader);
+  reader.push(
+    message(1n, 'ada 1', { from: 'ada' }),
+    message(2n, 'ada 2', { from: 'ada' }),
+    message(3n, 'bo 1', { from: 'bo' }),
+    message(4n, 'cy 1', { from: 'cy' }),
+  );
+  await settle();
+  // ada's second waits for her first; cy waits for a free place (two run).
+  t.deepEqual(inbox.started, ['ada 1', 'bo 1']);
+  inbox.end('bo 1');
+  await settle();
+  t.deepEqual(inbox.started, ['ada 1', 'bo 1', 'cy 1']);
+  inbox.end('ada 1');
+  await settle();
+  t.deepEqual(inbox.started, ['ada 1', 'bo 1', 'cy 1', 'ada 2']);
+  await inbox.stop();
+});
+
+test('a revision reaches the running turn of its own message, whichever lanes run beside it', async t => {
+  const reader = makeFedReader();
+  const revisions: string[] = [];
+  const cancelled = makePromiseKit<Error>();
+  const release = makePromiseKit<void>();
+  const following = followInbox(reader.daemon, {
+    cancelled: makeCancellation(cancelled.promise),
+    concurrency: 4,
+    laneOf: m => m.from,
+    onMessage: async (m, signals) => {
+      void signals.revised.then(r => revisions.push(`${m.number}: ${textOf(r)}`));
+      await release.promise;
+      return 'answered';
+    },
+  });
+  const first = message(1n, 'ada asks', { from: 'ada' });
+  const second = message(2n, 'bo asks', { from: 'bo' });
+  reader.push(first, second);
+  await settle();
+  reader.push(edit(second, 'bo asks again', true));
+  await settle();
+  t.deepEqual(revisions, ['2: bo asks again']);
+  release.resolve();
+  cancelled.resolve(Error('test over'));
+  await following;
+});

@@ -1,6 +1,8 @@
 // Following fae's mail. The daemon's reader is read all along (also while
-// a turn runs), so fae always knows the latest revision of each message;
-// turns run one at a time, in arrival order, and:
+// turns run), so fae always knows the latest revision of each message.
+// Turns run concurrently, up to a limit, one at a time per lane (the
+// conversation a message most likely goes to: laneOf), each lane in
+// arrival order; and:
 //   - each message number starts one turn at most: the daemon may yield a
 //     message twice (replay and live feed), and an August sender may edit
 //     a message after sending it;
@@ -47,6 +49,13 @@ export interface FollowInboxOptions {
   readonly onIgnoredEdit?: (message: InboxMessage) => void;
   /** Told of an unfinished message set aside (UNFINISHED_LIMIT). */
   readonly onSetAside?: (message: InboxMessage) => void;
+  /**
+   * The lane of a message: messages of one lane are taken up one at a
+   * time, in arrival order. One lane for all by default.
+   */
+  readonly laneOf?: (message: InboxMessage) => string;
+  /** Turns that may run at once (FAE_CONCURRENT_TURNS); 1 by default. */
+  readonly concurrency?: number;
 }
 
 const STOP: unique symbol = Symbol('stop');
@@ -121,23 +130,29 @@ const makeWaiting = (onSetAside?: (message: InboxMessage) => void) => {
       if (unfinished > UNFINISHED_LIMIT) setAsideOldest();
     },
     delete: remove,
-    /** The first finished message to arrive. */
-    nextFinished: () => {
-      for (const message of messages.values()) if (message.done) return message;
+    /** The first finished message to arrive whose lane `free` accepts. */
+    nextFinished: (free: (message: InboxMessage) => boolean) => {
+      for (const message of messages.values()) if (message.done && free(message)) return message;
       return undefined;
     },
     finished: () => messages.size - unfinished,
   };
 };
 
-export const followInbox = async (
-  daemon: Pick<DaemonAdapter, 'followMessages' | 'isOwnMessage'>,
-  { cancelled, onMessage, onOwnMessage, onIgnoredEdit, onSetAside }: FollowInboxOptions,
-) => {
-  // Settles when fae is cancelled, or when either loop below ends or fails.
-  const halt = makePromiseKit<typeof STOP>();
-  void cancelled.promise.then(() => halt.resolve(STOP));
-  const reader = daemon.followMessages();
+/** A turn under way, and the revisions of its message that came meanwhile. */
+interface Running {
+  readonly number: bigint;
+  readonly lane: string;
+  seen: Seen;
+  readonly revised: ReturnType<typeof makePromiseKit<InboxMessage>>;
+  latest?: InboxMessage;
+}
+
+/**
+ * What the reader and the scheduler share: the messages waiting, the
+ * turns running, and what is over.
+ */
+const makeMailState = (onSetAside?: (message: InboxMessage) => void) => {
   // Not yet taken up: the latest revision per number, in arrival order
   // (bounded: UNFINISHED_LIMIT, BACKLOG_LIMIT).
   const waiting = makeWaiting(onSetAside);
@@ -148,53 +163,85 @@ export const followInbox = async (
   const over = makeNumberSet();
   // Answered and not dismissed: the last revision seen per number.
   const revisable = new Map<bigint, Seen>();
+  const running = new Map<bigint, Running>();
+  return { waiting, over, revisable, running };
+};
+type MailState = ReturnType<typeof makeMailState>;
+
+/** Reads the daemon's reader until it ends or fae halts, sorting each message. */
+const readMail = async (
+  reader: AsyncIterator<InboxMessage>,
+  daemon: Pick<DaemonAdapter, 'isOwnMessage'>,
+  { waiting, over, revisable, running }: MailState,
+  { halt, arrived, taken, onOwnMessage, onIgnoredEdit }: {
+    readonly halt: Promise<typeof STOP>;
+    readonly arrived: () => void;
+    readonly taken: () => Promise<void>;
+    readonly onOwnMessage?: (message: InboxMessage) => void;
+    readonly onIgnoredEdit?: (message: InboxMessage) => void;
+  },
+) => {
+  for (;;) {
+    if (waiting.finished() >= BACKLOG_LIMIT) {
+      // eslint-disable-next-line no-await-in-loop -- nothing more is read until a turn takes one up
+      if ((await Promise.race([taken(), halt])) === STOP) return;
+      continue;
+    }
+    // eslint-disable-next-line no-await-in-loop -- the reader yields one at a time
+    const next = await Promise.race([reader.next(), halt]);
+    if (next === STOP || next.done) return;
+    const message = next.value;
+    const { number } = message;
+    const turn = running.get(number);
+    if (turn !== undefined) {
+      if (isRevision(turn.seen, message)) {
+        turn.seen = seenOf(message);
+        turn.latest = message;
+        turn.revised.resolve(message);
+      }
+    } else if (waiting.has(number)) {
+      waiting.set(number, message);
+      arrived();
+    } else if (over.has(number)) {
+      const known = revisable.get(number);
+      if (known !== undefined && isRevision(known, message)) {
+        revisable.set(number, seenOf(message));
+        onIgnoredEdit?.(message);
+      }
+    } else if (daemon.isOwnMessage(message)) {
+      over.add(number);
+      onOwnMessage?.(message);
+    } else {
+      waiting.set(number, message);
+      arrived();
+    }
+  }
+};
+
+export const followInbox = async (
+  daemon: Pick<DaemonAdapter, 'followMessages' | 'isOwnMessage'>,
+  {
+    cancelled,
+    onMessage,
+    onOwnMessage,
+    onIgnoredEdit,
+    onSetAside,
+    laneOf = () => '',
+    concurrency = 1,
+  }: FollowInboxOptions,
+) => {
+  // Settles when fae is cancelled, or when reading or a turn fails.
+  const halt = makePromiseKit<typeof STOP>();
+  void cancelled.promise.then(() => halt.resolve(STOP));
+  const reader = daemon.followMessages();
+  const mail = makeMailState(onSetAside);
+  const { waiting, over, revisable, running } = mail;
   let readerEnded = false;
-  let arrived = makePromiseKit<void>();
+  // Resolved when mail arrives or a turn ends: the scheduler looks again.
+  let wake = makePromiseKit<void>();
   // Resolved when a turn takes a message up, so a full backlog reads on.
   let taken = makePromiseKit<void>();
-  // The message whose turn runs, and the revisions that came meanwhile.
-  let running:
-    | { number: bigint; seen: Seen; revised: ReturnType<typeof makePromiseKit<InboxMessage>>; latest?: InboxMessage }
-    | undefined;
-
-  const read = async () => {
-    for (;;) {
-      if (waiting.finished() >= BACKLOG_LIMIT) {
-        // eslint-disable-next-line no-await-in-loop -- nothing more is read until a turn takes one up
-        if ((await Promise.race([taken.promise, halt.promise])) === STOP) break;
-        continue;
-      }
-      // eslint-disable-next-line no-await-in-loop -- the reader yields one at a time
-      const next = await Promise.race([reader.next(), halt.promise]);
-      if (next === STOP || next.done) break;
-      const message = next.value;
-      const { number } = message;
-      if (running?.number === number) {
-        if (isRevision(running.seen, message)) {
-          running.seen = seenOf(message);
-          running.latest = message;
-          running.revised.resolve(message);
-        }
-      } else if (waiting.has(number)) {
-        waiting.set(number, message);
-        arrived.resolve();
-      } else if (over.has(number)) {
-        const known = revisable.get(number);
-        if (known !== undefined && isRevision(known, message)) {
-          revisable.set(number, seenOf(message));
-          onIgnoredEdit?.(message);
-        }
-      } else if (daemon.isOwnMessage(message)) {
-        over.add(number);
-        onOwnMessage?.(message);
-      } else {
-        waiting.set(number, message);
-        arrived.resolve();
-      }
-    }
-    readerEnded = true;
-    arrived.resolve();
-  };
+  const busyLanes = new Set<string>();
 
   /** The turn of `number` is over: later copies of it start nothing. */
   const close = (number: bigint, seen: Seen, end: TurnEnd | void) => {
@@ -204,51 +251,73 @@ export const followInbox = async (
     if (revisable.size > REVISABLE) revisable.delete(revisable.keys().next().value as bigint);
   };
 
-  const work = async () => {
+  /** The turn ended: its message is over, or waits again for its revision. */
+  const ended = (turn: Running, ready: InboxMessage, end: TurnEnd | void) => {
+    running.delete(turn.number);
+    busyLanes.delete(turn.lane);
+    wake.resolve();
+    if (turn.latest !== undefined && end === 'revised') {
+      // Given up for the revision: it waits (for done) like new mail.
+      waiting.set(ready.number, turn.latest);
+      return;
+    }
+    close(ready.number, turn.seen, end);
+    if (turn.latest !== undefined) onIgnoredEdit?.(turn.latest);
+  };
+
+  const start = (ready: InboxMessage, lane: string) => {
+    waiting.delete(ready.number);
+    taken.resolve();
+    taken = makePromiseKit<void>();
+    const turn: Running = { number: ready.number, lane, seen: seenOf(ready), revised: makePromiseKit<InboxMessage>() };
+    running.set(turn.number, turn);
+    busyLanes.add(lane);
+    onMessage(ready, harden({ revised: turn.revised.promise })).then(
+      end => ended(turn, ready, end),
+      // A turn that throws stops fae, as the reader's failure does.
+      error => halt.reject(error),
+    );
+  };
+
+  const schedule = async () => {
     for (;;) {
-      const ready = waiting.nextFinished();
-      if (ready === undefined) {
-        if (readerEnded) return;
-        // eslint-disable-next-line no-await-in-loop -- nothing to do until mail arrives
-        const woken = await Promise.race([arrived.promise, halt.promise]);
-        if (woken === STOP) return;
-        arrived = makePromiseKit<void>();
-        continue;
-      }
-      waiting.delete(ready.number);
-      taken.resolve();
-      taken = makePromiseKit<void>();
-      const turn: NonNullable<typeof running> = {
-        number: ready.number,
-        seen: seenOf(ready),
-        revised: makePromiseKit<InboxMessage>(),
+      const lanes = new Map<bigint, string>();
+      const free = (message: InboxMessage) => {
+        const lane = laneOf(message);
+        lanes.set(message.number, lane);
+        return !busyLanes.has(lane);
       };
-      running = turn;
-      // eslint-disable-next-line no-await-in-loop -- one turn at a time
-      const end = await Promise.race([onMessage(ready, harden({ revised: turn.revised.promise })), halt.promise]);
-      running = undefined;
-      if (end === STOP) return;
-      if (turn.latest !== undefined && end === 'revised') {
-        // Given up for the revision: it waits (for done) like new mail.
-        waiting.set(ready.number, turn.latest);
+      const ready = running.size < concurrency ? waiting.nextFinished(free) : undefined;
+      if (ready !== undefined) {
+        start(ready, lanes.get(ready.number) ?? '');
         continue;
       }
-      close(ready.number, turn.seen, end);
-      if (turn.latest !== undefined) onIgnoredEdit?.(turn.latest);
+      if (readerEnded && running.size === 0) return;
+      // eslint-disable-next-line no-await-in-loop -- nothing to do until mail arrives or a turn ends
+      if ((await Promise.race([wake.promise, halt.promise])) === STOP) return;
+      wake = makePromiseKit<void>();
     }
   };
 
+  const reading = readMail(reader, daemon, mail, {
+    halt: halt.promise,
+    arrived: () => wake.resolve(),
+    taken: () => taken.promise,
+    onOwnMessage,
+    onIgnoredEdit,
+  }).then(() => {
+    readerEnded = true;
+    wake.resolve();
+  });
   try {
-    // Whichever loop fails first stops the other.
+    // Whichever fails first stops the other.
     await Promise.all([
-      read().catch(error => {
-        halt.resolve(STOP);
+      reading.catch(error => {
+        halt.reject(error);
         throw error;
       }),
-      work().catch(error => {
-        halt.resolve(STOP);
-        throw error;
-      }),
+      // A turn that fails rejects halt, and so this.
+      schedule(),
     ]);
   } finally {
     halt.resolve(STOP);
