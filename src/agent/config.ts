@@ -10,6 +10,8 @@ export interface FaeConfig {
   readonly toolTimeoutMs: number;
   /** Upper bound on probing one introduced capability at startup, in ms. */
   readonly probeTimeoutMs: number;
+  /** Turns that may run at once, each in a different conversation (FAE_CONCURRENT_TURNS). */
+  readonly concurrentTurns: number;
   /** Run the tool calls of one model response concurrently (FAE_PARALLEL_TOOLS). */
   readonly parallelTools: boolean;
   /** Dismiss each message once its turn is over (FAE_AUTO_DISMISS). */
@@ -55,6 +57,7 @@ export const DEFAULT_PROBE_TIMEOUT_MS = 5_000;
 export const DEFAULT_MAX_TRANSCRIPT = 1_000;
 export const DEFAULT_MAX_TOOL_RESULT_CHARS = 50_000;
 export const DEFAULT_CONTEXT_TOKENS = 32_000;
+export const DEFAULT_CONCURRENT_TURNS = 4;
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -103,6 +106,7 @@ export const readFaeConfig = (env: Env): FaeConfig =>
     maxIterations: readPositiveInteger(env, 'FAE_MAX_ITERATIONS', DEFAULT_MAX_ITERATIONS),
     toolTimeoutMs: readPositiveInteger(env, 'FAE_TOOL_TIMEOUT_MS', DEFAULT_TOOL_TIMEOUT_MS),
     probeTimeoutMs: readPositiveInteger(env, 'FAE_PROBE_TIMEOUT_MS', DEFAULT_PROBE_TIMEOUT_MS),
+    concurrentTurns: readPositiveInteger(env, 'FAE_CONCURRENT_TURNS', DEFAULT_CONCURRENT_TURNS),
     parallelTools: readSwitch(env, 'FAE_PARALLEL_TOOLS', true),
     autoDismiss: readSwitch(env, 'FAE_AUTO_DISMISS', true),
     debug: readSwitch(env, 'FAE_DEBUG', false),

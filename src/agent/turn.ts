@@ -32,6 +32,8 @@ export interface TurnDependencies {
   readonly logger: Logger;
   /** For log lines: which message this turn answers. */
   readonly messageNumber?: bigint;
+  /** Told of each tool call as it starts (fae's events, progress). */
+  readonly onToolCall?: (tool: string) => void;
   /**
    * What each model call sends, given the turn so far: the conversation's
    * window within its budget (src/conversations/). Default: the transcript.
@@ -128,7 +130,7 @@ type CallOutcome = { readonly stored: ToolCall; readonly result: ChatMessage };
 const runToolCall = async (
   call: ToolCall,
   tools: DiscoveredTools,
-  { limits, logger, messageNumber }: TurnDependencies,
+  { limits, logger, messageNumber, onToolCall }: TurnDependencies,
   signal: AbortSignal,
 ): Promise<CallOutcome> => {
   const name = call.function.name;
@@ -150,6 +152,7 @@ const runToolCall = async (
     return { stored, result: resultMessage(errorAsText(parsed.error)) };
   }
   logger.event('tool-called', { tool: name, message: messageNumber });
+  onToolCall?.(name);
   logger.debug('tool-arguments', () => ({ tool: name, arguments: parsed.args }));
   try {
     const value = await executeTool(name, parsed.args, tools.toolMap, {

@@ -84,3 +84,19 @@ export const REPLACE: JsonSchema = harden({
   type: 'boolean',
   description: 'true to replace what an existing name holds (refused by default).',
 });
+
+export const STRINGS: JsonSchema = harden({
+  type: 'array',
+  items: { type: 'string' },
+  description: 'The text of the message. With attachments, strings[i] is the text before attachment i.',
+});
+export const EDGE_NAMES: JsonSchema = harden({
+  type: 'array',
+  items: { type: 'string' },
+  description: 'Labels for attached capabilities, as the recipient will see them.',
+});
+export const PET_NAMES: JsonSchema = harden({
+  type: 'array',
+  items: { type: 'string' },
+  description: 'Your pet names for the capabilities to attach, one per edge name.',
+});

@@ -1,5 +1,6 @@
 // fae's built-in tools: its petname directory (list, lookup, store,
-// remove), its mail (send, reply, listMessages, dismiss) and adoptTool,
+// remove), its mail (reply, dismiss; send and listMessages are bound to
+// the turn that calls them, built-in-turn-tools.ts) and adoptTool,
 // which installs a mailed tool capability under tools/. Names and
 // parameters keep upstream's; `reply` is new (answer by message number,
 // since a sender may have no pet name in fae's directory). The rest of the
@@ -8,24 +9,24 @@
 import { E } from '@endo/far';
 import { makeExo } from '@endo/exo';
 import { FaeToolInterface } from '../tool-kit/fae-tool-interface.js';
-import type { GuestPowers, MessageRecord, Ref } from '../daemon/endo-types.js';
+import type { GuestPowers, Ref } from '../daemon/endo-types.js';
 import type { DiscoveredTools, FaeTool } from './tools.js';
 import { TOOLS_DIRECTORY } from './tools.js';
 import { formulaIdOf } from '../daemon/dialect.js';
 import type { JsonSchema } from '../../providers/types.js';
 import { toMessageNumber } from './tool-arguments.js';
 import { readNamePath, readString, readStringArray } from './built-in-arguments.js';
-import { messageText } from '../daemon/message-format.js';
 import type { DaemonAdapter } from '../daemon/adapter.js';
 import { makeDaemonAdapter } from '../daemon/adapter.js';
 import { assertSaysSomething } from './message-content.js';
 import type { Logger } from '../logging/log.js';
 import { makeDirectoryTools } from './built-in-directory-tools.js';
-import { builtInSchema } from './built-in-tool.js';
+import { EDGE_NAMES, PET_NAMES, STRINGS, builtInSchema } from './built-in-tool.js';
 import { withNameChangeNotice } from './name-change-notice.js';
 import { makeMailTools } from './built-in-mail-tools.js';
 import { makeInspectionTools } from './built-in-inspection-tools.js';
 import { makeSealedPowers, type SealedDirectory } from './sealed-powers.js';
+import { makeTurnTools, type TurnScope, type TurnToolHooks } from './built-in-turn-tools.js';
 
 type Args = Readonly<Record<string, unknown>>;
 
@@ -36,14 +37,6 @@ export interface BuiltInToolHooks {
   readonly onDismiss?: (number: bigint) => void;
   /** Told of every message number the model answered with reply(). */
   readonly onReply?: (number: bigint) => void;
-  /**
-   * Told of every successful send(), with its recipient and the message
-   * being handled when the call began (a send that lands late, after its
-   * turn, must not count for the message handled then).
-   */
-  readonly onSend?: (recipient: readonly string[], forMessage: bigint | undefined) => void;
-  /** The number of the message being handled, if any. */
-  readonly messageBeingHandled?: () => bigint | undefined;
   /**
    * Asked before a dismissal: true means "not now", the agent dismisses
    * that message itself once its turn is over (the message being
@@ -66,12 +59,10 @@ export interface BuiltInToolHooks {
    * can say which name the adopted tool is called by.
    */
   readonly offeredTools?: () => Promise<DiscoveredTools>;
-  /**
-   * Forgets the conversation with whoever sent the message being handled
-   * (every thread of it, and only theirs); resolves to how many threads
-   * went. When given, the forgetConversation tool is offered.
-   */
-  readonly onForget?: () => Promise<number>;
+  /** Told of every successful send (built-in-turn-tools.ts). */
+  readonly onSend?: TurnToolHooks['onSend'];
+  /** Offer forgetConversation; each turn's scope says whose conversation it forgets. */
+  readonly forgets?: boolean;
   /**
    * Top-level directories of fae's that do not exist for the built-ins
    * (fae's stored conversations: one correspondent must not read
@@ -79,15 +70,35 @@ export interface BuiltInToolHooks {
    * (sealed-powers.ts).
    */
   readonly sealed?: readonly SealedDirectory[];
-  /**
-   * Which inbox messages listMessages shows: those of the conversation being
-   * handled, so one correspondent never sees another's mail. All by default.
-   */
-  readonly visibleMessage?: (message: MessageRecord) => boolean;
   /** Where the outcome of a request the model sent is reported. */
   readonly logger?: Logger;
   /** Upper bound of a capability's answer to inspect, in ms. */
   readonly probeTimeoutMs?: number;
+}
+
+/**
+ * Every built-in in the order the model has always been offered them
+ * (a stable order keeps each request's prefix the same): send before
+ * reply, listMessages before dismiss, forgetConversation last.
+ */
+const inOfferedOrder = (
+  others: readonly (readonly [string, FaeTool])[],
+  turnBound: ReadonlyMap<string, FaeTool>,
+): (readonly [string, FaeTool])[] => {
+  const before: Readonly<Record<string, string>> = { reply: 'send', dismiss: 'listMessages' };
+  const ordered = others.flatMap(([name, tool]) => {
+    const first = before[name];
+    const extra = first === undefined ? undefined : turnBound.get(first);
+    return extra === undefined ? [[name, tool] as const] : [[first, extra] as const, [name, tool] as const];
+  });
+  const forget = turnBound.get('forgetConversation');
+  return forget === undefined ? ordered : [...ordered, ['forgetConversation', forget] as const];
+};
+
+/** The built-ins: all of them as offered outside a turn, and a turn's own turn-bound ones. */
+export interface BuiltIns {
+  readonly tools: ReadonlyMap<string, FaeTool>;
+  readonly forTurn: (scope: TurnScope) => ReadonlyMap<string, FaeTool>;
 }
 
 const makeBuiltInTool = (
@@ -109,23 +120,6 @@ const MESSAGE_NUMBER: JsonSchema = {
   type: 'integer',
   description: 'The message number, as shown in "Message #N".',
 };
-const STRINGS: JsonSchema = {
-  type: 'array',
-  items: { type: 'string' },
-  description:
-    'The text of the message. With attachments, strings[i] is the text before attachment i.',
-};
-const EDGE_NAMES: JsonSchema = {
-  type: 'array',
-  items: { type: 'string' },
-  description: 'Labels for attached capabilities, as the recipient will see them.',
-};
-const PET_NAMES: JsonSchema = {
-  type: 'array',
-  items: { type: 'string' },
-  description: 'Your pet names for the capabilities to attach, one per edge name.',
-};
-
 /**
  * The names under tools/, and which of them (if any) already holds the
  * capability attached to message `number` as `edgeName`. Every daemon call
@@ -182,16 +176,6 @@ const availability = (petName: string, offered: DiscoveredTools | undefined) => 
     : `It is available now as \`${name}\` (its own name \`${ownName}\` is a built-in's).`;
 };
 
-/** A message as the listMessages tool reports it. */
-const summarize = (message: MessageRecord, sender: string) =>
-  harden({
-    number: message.number,
-    type: message.type,
-    from: sender,
-    date: message.date,
-    text: messageText(message),
-  });
-
 export const makeBuiltInTools = (
   guestPowers: Ref<GuestPowers>,
   {
@@ -199,18 +183,16 @@ export const makeBuiltInTools = (
     onDismiss,
     onReply,
     onSend,
-    messageBeingHandled = () => undefined,
+    forgets,
     deferDismiss,
     onNameChanged,
     installedTools,
     offeredTools,
     logger,
     probeTimeoutMs,
-    onForget,
     sealed = [],
-    visibleMessage = () => true,
   }: BuiltInToolHooks = {},
-): ReadonlyMap<string, FaeTool> => {
+): BuiltIns => {
   let daemonP: Promise<DaemonAdapter> | undefined;
   const provideDaemon = () => {
     daemonP ??= Promise.resolve(givenDaemon ?? makeDaemonAdapter(guestPowers));
@@ -321,32 +303,6 @@ export const makeBuiltInTools = (
       ),
     ],
     [
-      'send',
-      makeBuiltInTool(
-        'send',
-        'Send a message to HOST or to another agent you have a pet name for, optionally attaching capabilities from your directory.',
-        {
-          // Either spelling of the host's name works on every daemon (adapter.path).
-          recipient: { type: 'string', description: 'Who to send to: "HOST" or a pet name.' },
-          strings: STRINGS,
-          edgeNames: EDGE_NAMES,
-          petNames: PET_NAMES,
-        },
-        ['recipient', 'strings'],
-        async args => {
-          const forMessage = messageBeingHandled();
-          const asked = readNamePath(args, 'recipient');
-          const recipient = (await provideDaemon()).path(asked);
-          const strings = readStringArray(args, 'strings');
-          const edgeNames = readStringArray(args, 'edgeNames');
-          assertSaysSomething('send', strings, edgeNames);
-          await E(powers).send(asked, strings, edgeNames, readStringArray(args, 'petNames'));
-          onSend?.(recipient, forMessage);
-          return `Sent the message to ${JSON.stringify(recipient.join('/'))}.`;
-        },
-      ),
-    ],
-    [
       'reply',
       makeBuiltInTool(
         'reply',
@@ -366,32 +322,6 @@ export const makeBuiltInTools = (
           await E(powers).reply(number, strings, edgeNames, readStringArray(args, 'petNames'));
           onReply?.(number);
           return `Replied to message #${number}.`;
-        },
-      ),
-    ],
-    [
-      'listMessages',
-      makeBuiltInTool(
-        'listMessages',
-        'List the messages in your inbox: number, type, sender, date and text.',
-        {},
-        [],
-        async () => {
-          const [allMessages, daemon] = await Promise.all([
-            E(powers).listMessages(),
-            provideDaemon(),
-          ]);
-          const messages = allMessages.filter(visibleMessage);
-          // One name look-up per distinct sender, all at once.
-          const senders = [...new Set(messages.map(m => m.from))];
-          const names = await Promise.all(
-            senders.map(id => daemon.senderNames(id).then(
-              found => found[0] ?? 'an unnamed sender',
-              () => 'an unnamed sender',
-            )),
-          );
-          const nameOf = new Map(senders.map((id, i) => [id, names[i]]));
-          return messages.map(m => summarize(m, nameOf.get(m.from) ?? 'an unnamed sender'));
         },
       ),
     ],
@@ -422,21 +352,13 @@ export const makeBuiltInTools = (
     ...makeMailTools(powers, { onAnswer: onReply, logger, daemon: provideDaemon }),
     ...makeInspectionTools(powers, { timeoutMs: probeTimeoutMs }),
   ];
-  if (onForget !== undefined) {
-    all.push([
-      'forgetConversation',
-      makeBuiltInTool(
-        'forgetConversation',
-        'Forget your whole conversation with the sender of the message you are handling (only theirs), when they ask to start afresh. This exchange is not remembered either.',
-        {},
-        [],
-        async () => {
-          const count = await onForget();
-          return `Forgot the conversation (${count} thread${count === 1 ? '' : 's'}); the next message starts afresh.`;
-        },
-      ),
-    ]);
-  }
-  return new Map(all.map(([name, tool]) => [name, withNameChangeNotice(name, tool, onNameChanged)] as const));
+  const turnTools = makeTurnTools(powers, provideDaemon, { onSend, forgets });
+  const notifying = (entries: Iterable<readonly [string, FaeTool]>) =>
+    new Map([...entries].map(([name, tool]) => [name, withNameChangeNotice(name, tool, onNameChanged)] as const));
+  return harden({
+    // Outside any turn: no message is being handled, all mail is visible.
+    tools: notifying(inOfferedOrder(all, turnTools.forTurn(harden({ visibleMessage: () => true })))),
+    forTurn: (scope: TurnScope) => turnTools.forTurn(scope),
+  });
 };
 harden(makeBuiltInTools);

@@ -39,7 +39,7 @@ export const startGuestWithBuiltIns = async (
   });
   const powers: Far = await E(host).lookup('profile-for-fae');
   const special = specialNames(await detectDialect(powers));
-  const tools = makeBuiltInTools(powers, hooks);
+  const { tools } = makeBuiltInTools(powers, hooks);
   /** Calls a built-in as the model would; resolves to its result. */
   const call = (name: string, args: Record<string, unknown> = {}): Promise<unknown> => {
     const tool = tools.get(name);

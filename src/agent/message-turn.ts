@@ -1,0 +1,229 @@
+// One message, one turn: its conversation opened, the ReAct loop run with
+// the turn's own built-ins, fae's closing words (the model's plain answer,
+// or a notice), then the turn stored and the message dismissed. Turns of
+// different conversations run at once (the inbox schedules them), so
+// everything a turn knows lives in its own TurnState.
+import type { Provider } from '../../providers/types.js';
+import type { InboxMessage } from '../daemon/adapter.js';
+import type { MessageRecord } from '../daemon/endo-types.js';
+import type { Logger } from '../logging/log.js';
+import type { Redact } from '../logging/redact.js';
+import type { Conversations, OpenTurn } from '../conversations/conversations.js';
+import type { BuiltIns } from '../toolbox/built-in-tools.js';
+import { withTurnTools } from '../toolbox/built-in-turn-tools.js';
+import type { DiscoveredTools } from '../toolbox/tools.js';
+import { formatIncomingMessage } from '../daemon/message-format.js';
+import type { FaeConfig } from './config.js';
+import type { Cancellation } from './cancellation.js';
+import type { Deliver } from './deliver.js';
+import type { FaeEvents } from './fae-events.js';
+import { turnCancellation, type TurnEnd, type TurnSignals } from './inbox.js';
+import { runTurn, type TurnOutcome } from './turn.js';
+import { emptyAnswerNotice, forgetFailedNotice } from './closing-notices.js';
+import type { TurnState, TurnStates } from './turn-states.js';
+
+/** What status() adds up over every turn. */
+export interface Tally {
+  handledMessages: number;
+  inputTokens: number;
+  outputTokens: number;
+  lastError: string;
+}
+
+export interface MessageTurnOptions {
+  readonly config: FaeConfig;
+  readonly logger: Logger;
+  readonly redact: Redact;
+  readonly conversations: Conversations;
+  /** The provider, metered by the conversations (tokens.ts). */
+  readonly provider: Provider;
+  /** The tools on offer now (the registry's view). */
+  readonly offered: () => Promise<DiscoveredTools>;
+  readonly builtIns: BuiltIns;
+  readonly deliver: Deliver;
+  /** Dismisses a message; resolves whether it is gone. */
+  readonly dismiss: (number: bigint) => Promise<boolean>;
+  readonly describeSender: (from: string) => Promise<string>;
+  readonly correspondentOf: (message: MessageRecord) => string;
+  /** Whether `message` is fae's own copy of what it sent (its `from` is fae). */
+  readonly isOwn: (message: MessageRecord) => boolean;
+  readonly cancelled: Cancellation;
+  readonly states: TurnStates;
+  readonly tally: Tally;
+  readonly events: FaeEvents;
+}
+
+/** What a turn ends with: fae's words to the sender, and the note kept for a turn without an answer. */
+interface Closing {
+  readonly text?: string;
+  readonly note?: string;
+}
+
+export const makeMessageTurns = (options: MessageTurnOptions) => {
+  const { config, logger, redact, conversations, provider, builtIns, states, tally, events } = options;
+  const callIdPrefix = Math.random().toString(36).slice(2, 8);
+  let callCount = 0;
+  const makeCallId = () => {
+    callCount += 1;
+    return `call_${callIdPrefix}_${callCount}`;
+  };
+
+  /** The turn's own built-ins: its message, its correspondent's mail, its correspondent to forget. */
+  const toolsOf = (state: TurnState) => {
+    const own = builtIns.forTurn(
+      harden({
+        messageNumber: state.number,
+        // Mail from the turn's correspondent, and fae's own mail to them.
+        visibleMessage: (message: MessageRecord) =>
+          options.isOwn(message)
+            ? options.correspondentOf({ ...message, from: message.to }) === state.correspondent
+            : options.correspondentOf(message) === state.correspondent,
+        // A failure reaches the model as the tool's error, and the sender in fae's own words.
+        forget: () =>
+          conversations.forget(state.correspondent).catch(error => {
+            state.forgetFailure = redact(error instanceof Error ? error.message : String(error));
+            throw error;
+          }),
+      }),
+    );
+    return async () => withTurnTools(await options.offered(), own);
+  };
+
+  /** fae's words for how the loop ended (none when the model answered by a tool). */
+  const closingOf = (outcome: Exclude<TurnOutcome, { kind: 'cancelled' }>, state: TurnState): Closing => {
+    const { number } = state;
+    if (outcome.kind === 'limit') {
+      logger.warn('turn-limit', { message: number, iterations: outcome.iterations });
+      const text = `I stopped working on message #${number} after ${outcome.iterations} model calls without finishing (the limit is FAE_MAX_ITERATIONS=${config.maxIterations}). Please send a simpler or more specific request.`;
+      return { text, note: text };
+    }
+    if (state.answered) return {};
+    if (outcome.content.trim() !== '') {
+      // The model answered in plain text: deliver it to the sender.
+      const cutOffNote = outcome.cutOff ? '\n\n(This answer was cut off at the output limit, LAL_MAX_TOKENS.)' : '';
+      return { text: `${outcome.content}${cutOffNote}` };
+    }
+    // Silence would leave the sender waiting forever.
+    const text = emptyAnswerNotice(number);
+    return { text, note: text };
+  };
+
+  /** Counts the finished loop and logs it. */
+  const tallied = (outcome: Exclude<TurnOutcome, { kind: 'cancelled' }>, number: bigint) => {
+    // Counted before answering, so status() agrees with what was answered.
+    tally.handledMessages += 1;
+    tally.inputTokens += outcome.usage.inputTokens;
+    tally.outputTokens += outcome.usage.outputTokens;
+    logger.event('turn-finished', {
+      message: number,
+      outcome: outcome.kind,
+      iterations: outcome.iterations,
+      inputTokens: outcome.usage.inputTokens,
+      outputTokens: outcome.usage.outputTokens,
+    });
+  };
+
+  /**
+   * Runs the loop for the open turn; the closing, or how the turn ended
+   * without one (cancelled, or revised).
+   */
+  const work = async (
+    message: InboxMessage,
+    state: TurnState,
+    turn: OpenTurn,
+    { stop, tools, discover }: { stop: ReturnType<typeof turnCancellation>; tools: DiscoveredTools; discover: () => Promise<DiscoveredTools> },
+  ): Promise<Closing | TurnEnd> => {
+    const outcome = await runTurn(turn.messages, tools, {
+      provider,
+      discover,
+      limits: config,
+      cancelled: stop.cancelled,
+      makeCallId,
+      logger,
+      messageNumber: message.number,
+      prepareRequest: turn.prepareRequest,
+      onToolCall: tool => events.emit({ type: 'tool-called', message: message.number, tool }),
+    });
+    if (outcome.kind !== 'cancelled') {
+      tallied(outcome, message.number);
+      return closingOf(outcome, state);
+    }
+    // Not handled: after a restart the message is replayed, so it is
+    // neither stored nor dismissed.
+    turn.abandon();
+    if (!stop.revised()) return 'answered'; // cancelled with fae: nothing follows
+    logger.event('turn-abandoned', { message: message.number, reason: 'revised' });
+    return 'revised';
+  };
+
+  /**
+   * The answer goes out first: the sender waits for nothing else. Then,
+   * together, the turn is stored and the message dismissed (a dismissed
+   * message can no longer be replied to). A crash between the answer and
+   * the store replays the message after a restart, so the sender may hear
+   * twice, never not at all.
+   */
+  const close = async (message: InboxMessage, state: TurnState, turn: OpenTurn | undefined, closing: Closing) => {
+    let text = closing.text;
+    if (state.forgetFailure !== undefined) {
+      const notice = forgetFailedNotice(state.forgetFailure);
+      text = text === undefined ? notice : `${text}\n\n${notice}`;
+    }
+    if (text !== undefined && (await options.deliver(message, text))) {
+      events.emit({ type: 'answered', message: message.number });
+    }
+    const [, dismissed] = await Promise.all([
+      turn?.finish(closing.note),
+      // Handled messages are dismissed so a restart does not replay them.
+      config.autoDismiss || state.dismissed ? options.dismiss(message.number) : false,
+    ]);
+    logger.event('message-done', { message: message.number, messageId: message.messageId });
+    events.emit({ type: 'turn-done', message: message.number, messageId: message.messageId ?? '' });
+    return dismissed ? 'dismissed' : 'answered';
+  };
+
+  const handleTurn = async (message: InboxMessage, state: TurnState, stop: ReturnType<typeof turnCancellation>) => {
+    const { number } = message;
+    const discover = toolsOf(state);
+    const [sender, tools] = await Promise.all([options.describeSender(message.from), discover()]);
+    logger.event('message-received', { message: number, from: sender, type: message.type });
+    events.emit({ type: 'turn-started', message: number, from: sender });
+    let turn: OpenTurn | undefined;
+    let closing: Closing;
+    try {
+      turn = await conversations.open(message, state.correspondent, formatIncomingMessage(message, sender));
+      if (turn === undefined) {
+        // Stored before a restart came between it and its dismissal.
+        logger.event('message-already-handled', { message: number });
+        tally.handledMessages += 1;
+        return config.autoDismiss && (await options.dismiss(number)) ? 'dismissed' : 'answered';
+      }
+      const worked = await work(message, state, turn, { stop, tools, discover });
+      if (typeof worked === 'string') return worked;
+      closing = worked;
+    } catch (error) {
+      const reason = redact(error instanceof Error ? error.message : String(error));
+      tally.lastError = reason;
+      logger.warn('turn-failed', { message: number, error: reason });
+      const text = `Sorry, I could not answer message #${number}: ${reason}`;
+      tally.handledMessages += 1;
+      closing = { text, note: text };
+    }
+    return close(message, state, turn, closing);
+  };
+
+  /** Runs the turn of `message`; how it ended, for the inbox. */
+  const handleMessage = async (message: InboxMessage, signals: TurnSignals): Promise<TurnEnd> => {
+    const state = states.open(message.number, options.correspondentOf(message));
+    // A revision before the answer stops the turn; it is redone on the final text.
+    const stop = turnCancellation(options.cancelled, signals, () => state.answered);
+    try {
+      return await handleTurn(message, state, stop);
+    } finally {
+      stop.end();
+      states.close(state);
+    }
+  };
+  return harden(handleMessage);
+};
+harden(makeMessageTurns);
