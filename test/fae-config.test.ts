@@ -6,6 +6,7 @@ test('defaults', t => {
     maxIterations: 30,
     toolTimeoutMs: 60000,
     probeTimeoutMs: 5000,
+    concurrentTurns: 4,
     parallelTools: true,
     autoDismiss: true,
     debug: false,
@@ -23,12 +24,14 @@ test('settings are read', t => {
     FAE_MAX_ITERATIONS: '3',
     FAE_TOOL_TIMEOUT_MS: '250',
     FAE_PARALLEL_TOOLS: '0',
+    FAE_CONCURRENT_TURNS: '2',
     FAE_DEBUG: '1',
     FAE_TOOL_DISCOVERY: ' List ',
   });
   t.is(config.maxIterations, 3);
   t.is(config.toolTimeoutMs, 250);
   t.false(config.parallelTools);
+  t.is(config.concurrentTurns, 2);
   t.true(config.debug);
   t.is(config.toolDiscovery, 'list');
   t.true(Object.isFrozen(config));
