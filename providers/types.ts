@@ -70,6 +70,8 @@ export interface ChatOptions {
    * (abort() throws), so the bag is passed as it is.
    */
   readonly signal?: AbortSignal;
+  /** Told of each piece of the assistant's text as it arrives, where the provider streams. */
+  readonly onText?: (delta: string) => void;
 }
 
 export interface Provider {

@@ -10,6 +10,11 @@ export interface FaeConfig {
   readonly toolTimeoutMs: number;
   /** Upper bound on probing one introduced capability at startup, in ms. */
   readonly probeTimeoutMs: number;
+  /**
+   * How long a turn may go without an answer before fae posts a progress
+   * reply (FAE_PROGRESS_AFTER_MS; five times as long where it cannot edit).
+   */
+  readonly progressAfterMs: number;
   /** Turns that may run at once, each in a different conversation (FAE_CONCURRENT_TURNS). */
   readonly concurrentTurns: number;
   /** Run the tool calls of one model response concurrently (FAE_PARALLEL_TOOLS). */
@@ -58,6 +63,7 @@ export const DEFAULT_MAX_TRANSCRIPT = 1_000;
 export const DEFAULT_MAX_TOOL_RESULT_CHARS = 50_000;
 export const DEFAULT_CONTEXT_TOKENS = 32_000;
 export const DEFAULT_CONCURRENT_TURNS = 4;
+export const DEFAULT_PROGRESS_AFTER_MS = 1500;
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -107,6 +113,7 @@ export const readFaeConfig = (env: Env): FaeConfig =>
     toolTimeoutMs: readPositiveInteger(env, 'FAE_TOOL_TIMEOUT_MS', DEFAULT_TOOL_TIMEOUT_MS),
     probeTimeoutMs: readPositiveInteger(env, 'FAE_PROBE_TIMEOUT_MS', DEFAULT_PROBE_TIMEOUT_MS),
     concurrentTurns: readPositiveInteger(env, 'FAE_CONCURRENT_TURNS', DEFAULT_CONCURRENT_TURNS),
+    progressAfterMs: readPositiveInteger(env, 'FAE_PROGRESS_AFTER_MS', DEFAULT_PROGRESS_AFTER_MS),
     parallelTools: readSwitch(env, 'FAE_PARALLEL_TOOLS', true),
     autoDismiss: readSwitch(env, 'FAE_AUTO_DISMISS', true),
     debug: readSwitch(env, 'FAE_DEBUG', false),

@@ -17,7 +17,8 @@ import type { SenderNames } from './sender-names.js';
 // several strings, which the recipient reads as one text.
 const MAX_STRING_CHARS = 50_000;
 
-const asStrings = (text: string): string[] => {
+/** A text as strings the daemon takes, in order. */
+export const asStrings = (text: string): string[] => {
   const strings: string[] = [];
   for (let start = 0; start < text.length; start += MAX_STRING_CHARS) {
     strings.push(text.slice(start, start + MAX_STRING_CHARS));

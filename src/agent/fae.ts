@@ -11,7 +11,7 @@ import { M } from '@endo/patterns';
 import { makePromiseKit } from '@endo/promise-kit';
 import type { Provider } from '../../providers/types.js';
 import type { CapletContext, GuestPowers, MessageRecord, Ref } from '../daemon/endo-types.js';
-import type { InboxMessage } from '../daemon/adapter.js';
+import type { DaemonAdapter, InboxMessage } from '../daemon/adapter.js';
 import { makeDaemonAdapter } from '../daemon/adapter.js';
 import { formulaIdOf } from '../daemon/dialect.js';
 import { readFaeConfig } from './config.js';
@@ -29,6 +29,7 @@ import { followInbox } from './inbox.js';
 import { makeMessageTurns, type Tally } from './message-turn.js';
 import { makeFaeEvents } from './fae-events.js';
 import { makeTurnStates } from './turn-states.js';
+import { makeProgressReplies } from './progress-reply.js';
 import { whenCancelled } from './cancellation.js';
 import { FAE_HELP, helpFor } from './fae-help.js';
 import { bestEffort } from './best-effort.js';
@@ -186,7 +187,8 @@ export const startFae = (
     }
   };
 
-  const handleMessage = makeMessageTurns({
+  /** The turns of fae's messages, once the daemon is known (progress replies need it). */
+  const turnsOn = (daemon: DaemonAdapter) => makeMessageTurns({
     config,
     logger,
     redact,
@@ -203,6 +205,11 @@ export const startFae = (
     states,
     tally,
     events,
+    progress: makeProgressReplies(daemon, {
+      afterMs: config.progressAfterMs,
+      logger,
+      onWaiting: number => events.emit({ type: 'progress', message: number, text: 'still waiting for the model' }),
+    }),
   });
 
   const run = async () => {
@@ -235,11 +242,15 @@ export const startFae = (
     state = 'running';
     started.resolve();
     logger.event('started', { provider: provider.kind, model: provider.model, daemon: daemon.dialect });
+    const turns = turnsOn(daemon);
     await followInbox(daemon, {
       cancelled,
-      onMessage: handleMessage,
+      onMessage: turns.handleMessage,
       // An own copy belongs to the conversation with its recipient.
-      onOwnMessage: message => void conversations.noteOwnMessage(message, correspondentOf({ ...message, from: message.to })),
+      onOwnMessage: message => {
+        turns.noteOwnCopy(message);
+        void conversations.noteOwnMessage(message, correspondentOf({ ...message, from: message.to }));
+      },
       onIgnoredEdit: message => logger.event('edit-ignored', { message: message.number }),
       onSetAside: message => logger.warn('unfinished-message-set-aside', { message: message.number }),
       // One conversation's turns one at a time; different ones at once.

@@ -15,7 +15,8 @@ import type { DiscoveredTools } from '../toolbox/tools.js';
 import { formatIncomingMessage } from '../daemon/message-format.js';
 import type { FaeConfig } from './config.js';
 import type { Cancellation } from './cancellation.js';
-import type { Deliver } from './deliver.js';
+import { asStrings, type Deliver } from './deliver.js';
+import type { ProgressReplies, TurnProgress } from './progress-reply.js';
 import type { FaeEvents } from './fae-events.js';
 import { turnCancellation, type TurnEnd, type TurnSignals } from './inbox.js';
 import { runTurn, type TurnOutcome } from './turn.js';
@@ -51,6 +52,15 @@ export interface MessageTurnOptions {
   readonly states: TurnStates;
   readonly tally: Tally;
   readonly events: FaeEvents;
+  readonly progress: ProgressReplies;
+}
+
+/** What a turn works with besides its message and state. */
+interface TurnParts {
+  readonly stop: ReturnType<typeof turnCancellation>;
+  readonly tools: DiscoveredTools;
+  readonly discover: () => Promise<DiscoveredTools>;
+  readonly progress: TurnProgress;
 }
 
 /** What a turn ends with: fae's words to the sender, and the note kept for a turn without an answer. */
@@ -131,7 +141,7 @@ export const makeMessageTurns = (options: MessageTurnOptions) => {
     message: InboxMessage,
     state: TurnState,
     turn: OpenTurn,
-    { stop, tools, discover }: { stop: ReturnType<typeof turnCancellation>; tools: DiscoveredTools; discover: () => Promise<DiscoveredTools> },
+    { stop, tools, discover, progress }: TurnParts,
   ): Promise<Closing | TurnEnd> => {
     const outcome = await runTurn(turn.messages, tools, {
       provider,
@@ -142,7 +152,12 @@ export const makeMessageTurns = (options: MessageTurnOptions) => {
       logger,
       messageNumber: message.number,
       prepareRequest: turn.prepareRequest,
-      onToolCall: tool => events.emit({ type: 'tool-called', message: message.number, tool }),
+      onToolCall: tool => {
+        events.emit({ type: 'tool-called', message: message.number, tool });
+        progress.tool(tool);
+      },
+      onModelCall: progress.waiting,
+      onText: progress.text,
     });
     if (outcome.kind !== 'cancelled') {
       tallied(outcome, message.number);
@@ -151,6 +166,7 @@ export const makeMessageTurns = (options: MessageTurnOptions) => {
     // Not handled: after a restart the message is replayed, so it is
     // neither stored nor dismissed.
     turn.abandon();
+    progress.abandon();
     if (!stop.revised()) return 'answered'; // cancelled with fae: nothing follows
     logger.event('turn-abandoned', { message: message.number, reason: 'revised' });
     return 'revised';
@@ -163,13 +179,19 @@ export const makeMessageTurns = (options: MessageTurnOptions) => {
    * the store replays the message after a restart, so the sender may hear
    * twice, never not at all.
    */
-  const close = async (message: InboxMessage, state: TurnState, turn: OpenTurn | undefined, closing: Closing) => {
+  const close = async (
+    message: InboxMessage,
+    { state, turn, progress }: { state: TurnState; turn: OpenTurn | undefined; progress: TurnProgress },
+    closing: Closing,
+  ) => {
     let text = closing.text;
     if (state.forgetFailure !== undefined) {
       const notice = forgetFailedNotice(state.forgetFailure);
       text = text === undefined ? notice : `${text}\n\n${notice}`;
     }
-    if (text !== undefined && (await options.deliver(message, text))) {
+    if (text === undefined) {
+      await progress.answeredElsewhere();
+    } else if ((await progress.answer(asStrings(redact(text)))) || (await options.deliver(message, text))) {
       events.emit({ type: 'answered', message: message.number });
     }
     const [, dismissed] = await Promise.all([
@@ -184,6 +206,7 @@ export const makeMessageTurns = (options: MessageTurnOptions) => {
 
   const handleTurn = async (message: InboxMessage, state: TurnState, stop: ReturnType<typeof turnCancellation>) => {
     const { number } = message;
+    const progress = options.progress.start(message);
     const discover = toolsOf(state);
     const [sender, tools] = await Promise.all([options.describeSender(message.from), discover()]);
     logger.event('message-received', { message: number, from: sender, type: message.type });
@@ -196,9 +219,10 @@ export const makeMessageTurns = (options: MessageTurnOptions) => {
         // Stored before a restart came between it and its dismissal.
         logger.event('message-already-handled', { message: number });
         tally.handledMessages += 1;
+        progress.abandon();
         return config.autoDismiss && (await options.dismiss(number)) ? 'dismissed' : 'answered';
       }
-      const worked = await work(message, state, turn, { stop, tools, discover });
+      const worked = await work(message, state, turn, { stop, tools, discover, progress });
       if (typeof worked === 'string') return worked;
       closing = worked;
     } catch (error) {
@@ -209,7 +233,7 @@ export const makeMessageTurns = (options: MessageTurnOptions) => {
       tally.handledMessages += 1;
       closing = { text, note: text };
     }
-    return close(message, state, turn, closing);
+    return close(message, { state, turn, progress }, closing);
   };
 
   /** Runs the turn of `message`; how it ended, for the inbox. */
@@ -224,6 +248,10 @@ export const makeMessageTurns = (options: MessageTurnOptions) => {
       states.close(state);
     }
   };
-  return harden(handleMessage);
+  return harden({
+    handleMessage,
+    /** fae's own copy of something it sent (a progress reply's is picked out). */
+    noteOwnCopy: (copy: InboxMessage) => options.progress.noteOwnCopy(copy),
+  });
 };
 harden(makeMessageTurns);

@@ -34,6 +34,10 @@ export interface TurnDependencies {
   readonly messageNumber?: bigint;
   /** Told of each tool call as it starts (fae's events, progress). */
   readonly onToolCall?: (tool: string) => void;
+  /** Told as each model call begins. */
+  readonly onModelCall?: () => void;
+  /** Told of the model's text as it streams in (providers that stream). */
+  readonly onText?: (delta: string) => void;
   /**
    * What each model call sends, given the turn so far: the conversation's
    * window within its budget (src/conversations/). Default: the transcript.
@@ -212,7 +216,8 @@ export const runTurn = async (
     // eslint-disable-next-line no-await-in-loop
     const response = await unlessCancelled(cancelled, stop, async signal => {
       // Not hardened: a frozen signal could not be aborted.
-      const options: ChatOptions = { signal };
+      const options: ChatOptions = { signal, onText: deps.onText };
+      deps.onModelCall?.();
       const request = deps.prepareRequest
         ? await deps.prepareRequest(transcript, schemas, options)
         : harden([...transcript]);

@@ -63,6 +63,17 @@ export interface DaemonAdapter {
     petNames?: readonly NameOrPath[],
     replyTo?: bigint,
   ): Promise<void>;
+  /**
+   * Whether fae can edit what it sent (August's editMessage): a reply can
+   * then grow from "Working on it…" into the answer.
+   */
+  readonly canEdit: boolean;
+  /**
+   * Replaces the text of fae's own sent message `number` (its copy's number
+   * in fae's inbox); `done: false` marks it as still being written. Rejects
+   * where the daemon cannot edit (canEdit false) or refuses.
+   */
+  edit(number: bigint, strings: readonly string[], done: boolean): Promise<void>;
   /** A name path with a special name in either spelling made this daemon's. */
   path(nameOrPath: NameOrPath): string[];
   /** The path of a message's entry in the mail hub, e.g. (3n, 'tool'). */
@@ -161,6 +172,13 @@ export const makeDaemonAdapter = async (powers: Ref<GuestPowers>): Promise<Daemo
       await (replyTo === undefined || febDialect
         ? E(powers).send(...args)
         : E(powers).send(...args, replyTo));
+    },
+    canEdit: dialect === 'aug',
+    edit: async (number, strings, done) => {
+      if (dialect !== 'aug') throw Error('this daemon cannot edit a message once sent');
+      // The August guest's editMessage: strings, edge names, names, options.
+      // eslint-disable-next-line @typescript-eslint/no-explicit-any
+      await E(powers as any).editMessage(number, harden([...strings]), harden([]), harden([]), harden({ done }));
     },
     path,
     mailPath: (number: bigint, ...rest: string[]) => [names.mail, String(number), ...rest],

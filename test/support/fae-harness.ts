@@ -40,6 +40,13 @@ export interface FaeHarnessOptions {
   readonly gcImports?: boolean;
 }
 
+/**
+ * Tests that are not about progress replies see none, however slow the
+ * machine: a "Working on it…" would stand where they wait for an answer.
+ * The progress tests set FAE_PROGRESS_AFTER_MS themselves.
+ */
+const QUIET_PROGRESS = harden({ FAE_PROGRESS_AFTER_MS: '3600000' });
+
 export const startFaeInDaemon = async ({
   provider,
   env = {},
@@ -66,7 +73,7 @@ export const startFaeInDaemon = async ({
         provider,
         write: line => logs.push(line),
       }),
-    { powersName: 'profile-for-fae', resultName: 'controller-for-fae', env },
+    { powersName: 'profile-for-fae', resultName: 'controller-for-fae', env: { ...QUIET_PROGRESS, ...env } },
   );
   const [fae, hostDaemon]: [Far, Awaited<ReturnType<typeof makeDaemonAdapter>>] = await Promise.all([
     E(host).lookup('profile-for-fae'),

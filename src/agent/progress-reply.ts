@@ -1,0 +1,224 @@
+// Progress in one reply (issue 16): a turn that has not answered after
+// FAE_PROGRESS_AFTER_MS posts one reply to its message, "Working on it…".
+// Where fae can edit what it sent (August), that same reply then follows
+// the turn ("calling greet…", the model's text as it streams) marked not
+// done, and finally becomes the answer, done: one message in the person's
+// transcript, never a stream of notices. Where it cannot (February, May),
+// only a turn five times as long gets one interim reply, and the answer
+// follows as a reply of its own. A fast turn posts nothing.
+//
+// An edit names fae's own copy of the reply by its number in fae's inbox,
+// which only the copy tells (reply returns nothing): the copy is picked
+// out by what it answers and its text as it arrives (noteOwnCopy).
+import { makePromiseKit } from '@endo/promise-kit';
+import type { DaemonAdapter, InboxMessage } from '../daemon/adapter.js';
+import type { Logger } from '../logging/log.js';
+import { messageText } from '../daemon/message-format.js';
+
+export const WORKING = 'Working on it…';
+/** What an edited reply says when the model answered by a tool of its own. */
+export const ANSWERED_ELSEWHERE = 'Done (answered in another message).';
+/** Edits of one reply, at most one per this many ms: each reaches the person. */
+const EDIT_EVERY_MS = 1000;
+/** How long an own copy may take to arrive before fae gives up editing and replies anew. */
+const COPY_WAIT_MS = 10_000;
+/** Text shown while a model call has streamed nothing for this long. */
+const QUIET_MS = 10_000;
+/** How much of a streamed answer a progress edit shows (its end). */
+const SHOWN_CHARS = 4000;
+/** Messages whose reply outlives a turn given up for a revision, at most. */
+const KEPT_REPLIES = 1024;
+
+export interface ProgressReplyOptions {
+  readonly afterMs: number;
+  readonly logger: Logger;
+  /** Told when a model call has streamed nothing for a while. */
+  readonly onWaiting?: (number: bigint) => void;
+}
+
+/** One message's progress reply: what it says now, and where it is. */
+interface Reply {
+  readonly message: InboxMessage;
+  /** What the reply should say now. */
+  status: string;
+  /** Posted (the reply was sent). */
+  posted: boolean;
+  /** The number of fae's own copy, once known (undefined when it never came). */
+  copy: Promise<bigint | undefined> | undefined;
+  /** The text the daemon shows now, and the edit under way. */
+  shown: string;
+  editing: Promise<void> | undefined;
+  lastEdit: number;
+  timer: ReturnType<typeof setTimeout> | undefined;
+}
+
+export const makeProgressReplies = (daemon: DaemonAdapter, { afterMs, logger, onWaiting }: ProgressReplyOptions) => {
+  /** Replies waiting for their own copy: by the id of the message they answer. */
+  const awaitingCopy = new Map<string, { text: string; found: (number: bigint) => void }>();
+  /** Replies of messages still being worked on (a revision redoes the turn, keeping the reply). */
+  const replies = new Map<bigint, Reply>();
+
+  const waitForCopy = (reply: Reply, text: string) => {
+    const { messageId } = reply.message;
+    if (!daemon.canEdit || messageId === undefined) return undefined;
+    const { promise, resolve } = makePromiseKit<bigint | undefined>();
+    awaitingCopy.set(messageId, { text, found: resolve });
+    const timer = setTimeout(() => resolve(undefined), COPY_WAIT_MS);
+    timer.unref?.();
+    void promise.then(() => {
+      clearTimeout(timer);
+      if (awaitingCopy.get(messageId)?.found === resolve) awaitingCopy.delete(messageId);
+    });
+    return promise;
+  };
+
+  const post = async (reply: Reply) => {
+    reply.posted = true;
+    const text = reply.status;
+    reply.copy = waitForCopy(reply, text);
+    try {
+      await daemon.reply(reply.message.number, [text]);
+      logger.event('progress-posted', { message: reply.message.number });
+    } catch (error) {
+      logger.warn('progress-failed', { message: reply.message.number, error });
+      reply.copy = undefined;
+      return;
+    }
+    // A new message arrives done; the first edit marks it as still being
+    // written (done: false), as the daemon's partial messages are, so a
+    // reader knows more is coming.
+    update(reply);
+  };
+
+  /** Brings the reply up to its status, at most one edit per EDIT_EVERY_MS. */
+  const update = (reply: Reply) => {
+    if (!reply.posted || reply.copy === undefined || reply.editing !== undefined || reply.timer !== undefined) return;
+    if (reply.status === reply.shown) return;
+    const wait = reply.lastEdit + EDIT_EVERY_MS - Date.now();
+    if (wait > 0) {
+      reply.timer = setTimeout(() => {
+        reply.timer = undefined;
+        update(reply);
+      }, wait);
+      reply.timer.unref?.();
+      return;
+    }
+    const text = reply.status;
+    reply.editing = (async () => {
+      const copy = await reply.copy;
+      if (copy === undefined) return;
+      await daemon.edit(copy, [text], false);
+      reply.shown = text;
+    })()
+      .catch(error => logger.warn('progress-failed', { message: reply.message.number, error }))
+      .finally(() => {
+        reply.editing = undefined;
+        reply.lastEdit = Date.now();
+        update(reply);
+      });
+  };
+
+  const setStatus = (reply: Reply, status: string) => {
+    reply.status = status;
+    update(reply);
+  };
+
+  /** Ends a reply's timers; what it shows stays. */
+  const quiet = (reply: Reply) => {
+    clearTimeout(reply.timer);
+    reply.timer = undefined;
+  };
+
+  /**
+   * Makes the reply say `text`, done: true when it is the answer. False
+   * when there is no reply to edit (none posted, or fae cannot edit): the
+   * answer then goes as a reply of its own.
+   */
+  const conclude = async (reply: Reply, strings: readonly string[]) => {
+    replies.delete(reply.message.number);
+    quiet(reply);
+    const copy = reply.posted && reply.copy !== undefined ? await reply.copy : undefined;
+    if (copy === undefined) return false;
+    await reply.editing;
+    try {
+      await daemon.edit(copy, strings, true);
+      return true;
+    } catch (error) {
+      logger.warn('progress-failed', { message: reply.message.number, error });
+      return false;
+    }
+  };
+
+  /** The progress of one turn of `message`. */
+  const start = (message: InboxMessage) => {
+    const reply: Reply = replies.get(message.number) ?? {
+      message,
+      status: WORKING,
+      posted: false,
+      copy: undefined,
+      shown: '',
+      editing: undefined,
+      lastEdit: 0,
+      timer: undefined,
+    };
+    replies.set(message.number, reply);
+    if (replies.size > KEPT_REPLIES) replies.delete(replies.keys().next().value as bigint);
+    const delay = daemon.canEdit ? afterMs : afterMs * 5;
+    const first = reply.posted ? undefined : setTimeout(() => void post(reply), delay);
+    first?.unref?.();
+    let streamed = '';
+    let quietTimer: ReturnType<typeof setTimeout> | undefined;
+    const stopTimers = () => {
+      clearTimeout(first);
+      clearTimeout(quietTimer);
+      quiet(reply);
+    };
+    return harden({
+      /** A model call begins: if it streams nothing for a while, the reply says so. */
+      waiting: () => {
+        clearTimeout(quietTimer);
+        quietTimer = setTimeout(() => {
+          setStatus(reply, `${WORKING} still waiting for the model`);
+          onWaiting?.(message.number);
+        }, QUIET_MS);
+        quietTimer.unref?.();
+      },
+      tool: (name: string) => {
+        clearTimeout(quietTimer);
+        streamed = '';
+        setStatus(reply, `${WORKING} calling ${name}`);
+      },
+      text: (delta: string) => {
+        clearTimeout(quietTimer);
+        streamed = `${streamed}${delta}`.slice(-SHOWN_CHARS);
+        setStatus(reply, streamed);
+      },
+      /** The answer (redacted, in strings the daemon takes): true when it went as the edited reply. */
+      answer: (strings: readonly string[]) => {
+        stopTimers();
+        return conclude(reply, strings);
+      },
+      /** The model answered by a tool: the reply, if any, says so. */
+      answeredElsewhere: async () => {
+        stopTimers();
+        await conclude(reply, [ANSWERED_ELSEWHERE]);
+      },
+      /** The turn was given up (a revision redoes it): the reply stays for the redo. */
+      abandon: stopTimers,
+    });
+  };
+
+  return harden({
+    start,
+    /** fae's own copy of something it sent: true when it is a progress reply's. */
+    noteOwnCopy: (copy: InboxMessage) => {
+      const waiting = copy.replyTo === undefined ? undefined : awaitingCopy.get(copy.replyTo);
+      if (waiting === undefined || messageText(copy) !== waiting.text) return false;
+      waiting.found(copy.number);
+      return true;
+    },
+  });
+};
+harden(makeProgressReplies);
+export type ProgressReplies = ReturnType<typeof makeProgressReplies>;
+export type TurnProgress = ReturnType<ProgressReplies['start']>;

@@ -1,0 +1,108 @@
+// Progress in one reply (issue 16): a turn that has not answered after
+// FAE_PROGRESS_AFTER_MS gets one "Working on it…" reply; where fae can edit
+// what it sent (August) that reply follows the turn, marked not done, and
+// becomes the answer, done: the host's transcript holds one message for the
+// question. Elsewhere one interim reply, then the answer on its own. A fast
+// turn gets no progress reply.
+import test from 'ava';
+import type { ExecutionContext } from 'ava';
+import { E } from '@endo/far';
+import { makePromiseKit } from '@endo/promise-kit';
+import { startFaeInDaemon } from './support/fae-harness.js';
+import { makeScriptedProvider, type ScriptedReply } from './support/scripted-provider.js';
+import { dialect, messageText, type MessageRecord } from './support/daemon.js';
+import { WORKING } from '../src/agent/progress-reply.js';
+
+const READY = 'Fae agent ready.';
+const canEdit = dialect === 'aug';
+
+/** Polls `check` until it holds; false after `timeoutMs` (the machine may be busy: nothing here is timed). */
+const eventually = async (check: () => Promise<boolean>, timeoutMs = 30_000) => {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (await check()) return true;
+    await new Promise(resolve => setTimeout(resolve, 20));
+  }
+  return false;
+};
+
+const startWith = async (t: ExecutionContext, steps: ScriptedReply[], afterMs: number) => {
+  t.timeout(120_000);
+  const llm = makeScriptedProvider(steps);
+  const started = await startFaeInDaemon({ provider: llm.provider, env: { FAE_PROGRESS_AFTER_MS: String(afterMs) } });
+  t.teardown(() => started.daemon.stop());
+  await started.nextFromFae();
+  /** fae's messages in the host's inbox now, the ready message left out. */
+  const fromFae = async (): Promise<MessageRecord[]> => {
+    const faeId: string = await E(started.host).identify('fae');
+    const all: MessageRecord[] = await E(started.host).listMessages();
+    return all.filter(m => m.from.includes(faeId.split(':')[0]) && messageText(m) !== READY);
+  };
+  const shown = async () => (await fromFae()).map(m => messageText(m));
+  return { ...started, llm, fromFae, shown };
+};
+
+test('a slow turn shows its progress in one reply, which becomes the answer', async t => {
+  const seen = makePromiseKit<void>();
+  const world = await startWith(
+    t,
+    [
+      { toolCalls: [{ name: 'list', arguments: {} }] },
+      // The model answers only once the host has seen the progress.
+      async () => {
+        await seen.promise;
+        return { text: 'Here is the answer.' };
+      },
+    ],
+    50,
+  );
+  await E(world.host).send('fae', ['a slow question'], [], []);
+  const progress = `${WORKING} calling list`;
+  const showsProgress = await eventually(async () => (await world.shown()).includes(progress));
+  t.true(showsProgress, JSON.stringify(await world.shown()) + world.logs.join('\n'));
+  seen.resolve();
+  t.true(await eventually(async () => (await world.shown()).includes('Here is the answer.')), 'answer shown');
+  await eventually(async () => world.logs.some(line => line.includes('message-done')));
+  if (canEdit) {
+    // One message for the question: the progress reply, edited into the answer and marked done.
+    const mine = await world.fromFae();
+    t.deepEqual(mine.map(messageText), ['Here is the answer.']);
+    t.not((mine[0] as { done?: boolean }).done, false);
+    const history: { done: boolean }[] = await E(world.host).messageHistory(mine[0].number);
+    t.true(history.some(revision => revision.done === false), JSON.stringify(history, (k, v) => (typeof v === 'bigint' ? String(v) : v)));
+  } else {
+    t.deepEqual(await world.shown(), [progress, 'Here is the answer.']);
+  }
+});
+
+test('a fast turn gets its answer and no progress reply', async t => {
+  const world = await startWith(t, [{ text: 'Quick answer.' }], 2000);
+  await E(world.host).send('fae', ['a quick question'], [], []);
+  t.true(await eventually(async () => world.logs.some(line => line.includes('message-done'))));
+  t.deepEqual(await world.shown(), ['Quick answer.']);
+  t.false(world.logs.some(line => line.includes('progress-posted')));
+});
+
+test('a progress reply of a turn the model answered by a tool of its own says it is done', async t => {
+  const seen = makePromiseKit<void>();
+  const world = await startWith(
+    t,
+    [
+      async request => {
+        await seen.promise;
+        // The message's number, as fae's heading gives it.
+        const number = Number(/Message #(\d+)/.exec(request.messages.filter(m => m.role === 'user').at(-1)?.content ?? '')?.[1]);
+        return { toolCalls: [{ name: 'reply', arguments: { messageNumber: number, strings: ['Answered by reply.'] } }] };
+      },
+      { text: '' },
+    ],
+    50,
+  );
+  await E(world.host).send('fae', ['another question'], [], []);
+  t.true(await eventually(async () => (await world.shown()).includes(WORKING)));
+  seen.resolve();
+  t.true(await eventually(async () => world.logs.some(line => line.includes('message-done'))));
+  const shown = await world.shown();
+  t.true(shown.includes('Answered by reply.'));
+  t.true(shown.includes(canEdit ? 'Done (answered in another message).' : WORKING));
+});
