@@ -12,6 +12,7 @@ import type { Redact } from '../logging/redact.js';
 import { RECORD_VERSION, type ConversationRecord } from './records.js';
 import type { ConversationStore } from './store.js';
 import { makeStoreHealth } from './store-health.js';
+import { makeKeyedQueue } from './keyed-queue.js';
 
 export interface SyncedTurn {
   readonly seq: number;
@@ -130,16 +131,7 @@ export const makeStoreSync = <C extends SyncedConversation>(
   };
 
   /** One store operation at a time per conversation: writes never interleave. */
-  const queues = new Map<string, Promise<void>>();
-  const exclusive = (key: string, work: () => Promise<void>) => {
-    const done = (queues.get(key) ?? Promise.resolve()).then(work);
-    const tail = done.catch(() => {});
-    queues.set(key, tail);
-    void tail.then(() => {
-      if (queues.get(key) === tail) queues.delete(key);
-    });
-    return done;
-  };
+  const { run: exclusive } = makeKeyedQueue();
 
   /** What is stored of `conversation` goes before the turns it had without it. */
   const absorb = (conversation: C, stored: SyncedConversation | undefined) => {
