@@ -271,7 +271,7 @@ export const makeConversationStore = (
     assertOpen();
     const older = generations.get(key) ?? [];
     if (older.length > 0 && !judged.has(key)) {
-      // Never reached through conversations.ts, which reads first; kept so that no caller can.
+      // Never reached through conversation-memory.ts, which reads first; kept so that no caller can.
       throw Error(`the stored conversation ${q(key)} has not been read; it is not replaced`);
     }
     const generation = (older[0] ?? 0) + 1;
