@@ -2,8 +2,13 @@
 // writes (one extra model call). The summary replaces those turns at the
 // head of the conversation; the most recent turns stay verbatim. A turn is
 // folded whole, so a tool call is never separated from its result.
-import type { ChatMessage, ChatOptions, Provider, Usage } from '../../providers/types.js';
-import { estimateMessages } from './tokens.js';
+// makeCompaction decides how many turns to fold and in which batches, and
+// keeps the conversation's books (the ids folded, what is left to store).
+import type { ChatMessage, ChatOptions, Provider, ToolSchema, Usage } from '../../providers/types.js';
+import type { Logger } from '../logging/log.js';
+import type { Redact } from '../logging/redact.js';
+import { EARLIER_IDS, idsOf, type Conversation, type Turn } from './conversation-state.js';
+import { estimateMessages, estimateSchemas } from './tokens.js';
 
 const SUMMARY_INSTRUCTIONS = `You keep the memory of a conversation between Fae, an assistant, and one correspondent. You are given the summary so far (if any) and the exchanges that follow it. Write a new summary that replaces both, so that Fae can continue the conversation from it alone: keep facts, names, numbers, decisions, what was asked and answered, what Fae did with its tools and what is still open; leave out pleasantries and anything repeated. Write in the third person ("The correspondent asked…", "Fae answered…"), plain text, no preamble.`;
 
@@ -93,3 +98,122 @@ export const summarize = async (
   return harden({ text: clip(text, maxChars), usage: result.usage });
 };
 harden(summarize);
+
+export interface CompactionOptions {
+  readonly provider: Provider;
+  readonly limits: { readonly contextTokens: number; readonly maxTranscript: number };
+  readonly systemMessage: ChatMessage;
+  readonly redact: Redact;
+  readonly logger: Logger;
+  /** Told of the tokens a summary cost. */
+  readonly onUsage?: (inputTokens: number, outputTokens: number) => void;
+  /** Runs `change` on `conversation` between its writes, then stores it (store-sync.ts). */
+  readonly amend: (conversation: Conversation, change: () => Promise<void>) => Promise<void>;
+}
+
+/** How many messages `turns` hold. */
+const messageCount = (turns: readonly Turn[]) => turns.reduce((n, t) => n + t.messages.length, 0);
+
+export const makeCompaction = ({ provider, limits, systemMessage, redact, logger, onUsage, amend }: CompactionOptions) => {
+  const budget = limits.contextTokens;
+  /** What one summary may take. */
+  const summaryTokens = Math.max(64, Math.floor(budget / 8));
+
+  /**
+   * How many of the oldest turns to fold so that the request takes half
+   * the budget (so compaction is rare); past FAE_MAX_TRANSCRIPT, down to
+   * half of it as well.
+   */
+  const foldCount = (conversation: Conversation, current: readonly ChatMessage[], schemas: readonly ToolSchema[]) => {
+    const { turns } = conversation;
+    const fixed = estimateMessages([systemMessage, ...current]) + estimateSchemas(schemas) + summaryTokens;
+    let count = turnsToFold(turns.map(t => t.messages), fixed, Math.floor(budget / 2));
+    const total = messageCount(turns) + current.length;
+    if (total > limits.maxTranscript) {
+      let dropped = messageCount(turns.slice(0, count));
+      while (count < turns.length && total - dropped > Math.floor(limits.maxTranscript / 2)) {
+        dropped += turns[count].messages.length;
+        count += 1;
+      }
+    }
+    return count;
+  };
+
+  /** How many of the oldest `count` turns one summary takes: those whose text, with the summary so far, fits. */
+  const batchSize = (turns: readonly Turn[], count: number) => {
+    let batch = 0;
+    let size = 400 + summaryTokens;
+    while (batch < count && (batch === 0 || size + estimateMessages(turns[batch].messages) <= budget)) {
+      size += estimateMessages(turns[batch].messages);
+      batch += 1;
+    }
+    return batch;
+  };
+
+  /** Folds the oldest `batch` turns into the summary; false when the model could not summarize them. */
+  const foldBatch = async (conversation: Conversation, batch: number, options: ChatOptions) => {
+    const folded = conversation.turns.slice(0, batch);
+    let summary;
+    try {
+      summary = await summarize(provider, conversation.summary, folded.map(t => t.messages), summaryTokens, options);
+    } catch (error) {
+      // Aborted with its turn: no failure, and the turn asks nothing more.
+      options.signal?.throwIfAborted();
+      logger.warn('conversation-compaction-failed', {
+        conversation: conversation.key,
+        error: redact(error instanceof Error ? error.message : String(error)),
+      });
+      return false;
+    }
+    const inputTokens = summary.usage?.inputTokens ?? 0;
+    const outputTokens = summary.usage?.outputTokens ?? 0;
+    onUsage?.(inputTokens, outputTokens);
+    logger.event('conversation-compacted', { conversation: conversation.key, turns: batch, inputTokens, outputTokens });
+    conversation.summary = redact(summary.text);
+    conversation.earlier = harden([...conversation.earlier, ...folded.flatMap(idsOf)].slice(-EARLIER_IDS));
+    conversation.turns = conversation.turns.slice(batch);
+    conversation.opening = undefined;
+    // Stored with the summary, as a new generation (store-sync.ts).
+    conversation.summaryUnstored = true;
+    conversation.unstored = 0;
+    return true;
+  };
+
+  /**
+   * Folds the oldest turns into the summary, in batches that each fit the
+   * budget themselves. A failed summary leaves the turns as they are: the
+   * window then keeps the request within bounds.
+   */
+  const foldOldTurns = async (
+    conversation: Conversation,
+    current: readonly ChatMessage[],
+    schemas: readonly ToolSchema[],
+    options: ChatOptions,
+  ) => {
+    for (let count = foldCount(conversation, current, schemas); count > 0; ) {
+      const batch = batchSize(conversation.turns, count);
+      // Sequential on purpose: each batch builds on the previous summary.
+      // eslint-disable-next-line no-await-in-loop
+      if (!(await foldBatch(conversation, batch, options))) return;
+      count -= batch;
+    }
+  };
+
+  /**
+   * Compacts `conversation` so that its next request (the turn `current`,
+   * offering `schemas`) fits. The summary is stored as one new generation
+   * once every batch is folded; not while what is stored of the
+   * conversation is unknown (it would replace that), nor once it is
+   * forgotten.
+   */
+  return async (
+    conversation: Conversation,
+    current: readonly ChatMessage[],
+    schemas: readonly ToolSchema[],
+    options: ChatOptions,
+  ) => {
+    if (conversation.history === 'unknown' || conversation.forgotten) return;
+    await amend(conversation, () => foldOldTurns(conversation, current, schemas, options));
+  };
+};
+harden(makeCompaction);

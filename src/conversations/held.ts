@@ -36,6 +36,25 @@ export const makeHeldConversations = <C extends Keyed>(limit = HELD_LIMIT) => {
     return conversation;
   };
 
+  /** Keeps `conversation` held until the returned function is called. */
+  const pin = (conversation: C) => {
+    const entry = pinned.get(conversation.key) ?? { conversation, count: 0 };
+    entry.count += 1;
+    pinned.set(conversation.key, entry);
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      entry.count -= 1;
+      if (entry.count > 0 || pinned.get(conversation.key) !== entry) return;
+      pinned.delete(conversation.key);
+      // Back among the others: it falls out in its turn.
+      cache.set(conversation.key, conversation);
+    };
+  };
+  /** The pins keepPinned holds, by key. */
+  const standing = new Map<string, () => void>();
+
   return harden({
     get,
     /** Holds `conversation` (replacing any held under its key). */
@@ -45,26 +64,24 @@ export const makeHeldConversations = <C extends Keyed>(limit = HELD_LIMIT) => {
       if (pin !== undefined && pin.conversation !== conversation) pinned.set(conversation.key, { conversation, count: pin.count });
       touch(conversation.key);
     },
-    /** Keeps `conversation` held until the returned function is called. */
-    pin: (conversation: C) => {
-      const pin = pinned.get(conversation.key) ?? { conversation, count: 0 };
-      pin.count += 1;
-      pinned.set(conversation.key, pin);
-      let released = false;
-      return () => {
-        if (released) return;
-        released = true;
-        pin.count -= 1;
-        if (pin.count > 0 || pinned.get(conversation.key) !== pin) return;
-        pinned.delete(conversation.key);
-        // Back among the others: it falls out in its turn.
-        cache.set(conversation.key, conversation);
-      };
+    pin,
+    /**
+     * Keeps `conversation` pinned while `wanted` (say, while the store is
+     * behind it): one such pin per key, however often it is asked for.
+     */
+    keepPinned: (conversation: C, wanted: boolean) => {
+      const release = standing.get(conversation.key);
+      if (wanted && release === undefined) standing.set(conversation.key, pin(conversation));
+      if (!wanted && release !== undefined) {
+        standing.delete(conversation.key);
+        release();
+      }
     },
-    /** Lets go of everything held under `key`. */
+    /** Lets go of everything held under `key`, pins and all. */
     drop: (key: string) => {
       cache.delete(key);
       pinned.delete(key);
+      standing.delete(key);
       recent = recent.filter(known => known !== key);
     },
     /** The keys of `correspondent`'s pinned conversations. */

@@ -66,6 +66,7 @@ export const makeOwnCopies = () => {
   });
 };
 harden(makeOwnCopies);
+export type OwnCopies = ReturnType<typeof makeOwnCopies>;
 
 /** What links an own copy to a thread: its id and what it replies to; undefined when it has none. */
 export const ownCopyLink = ({ messageId, replyTo }: MessageRecord) =>

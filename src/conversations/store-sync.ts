@@ -12,6 +12,7 @@ import type { Redact } from '../logging/redact.js';
 import { RECORD_VERSION, type ConversationRecord } from './records.js';
 import type { ConversationStore } from './store.js';
 import { makeStoreHealth } from './store-health.js';
+import { makeKeyedQueue } from './keyed-queue.js';
 
 export interface SyncedTurn {
   readonly seq: number;
@@ -94,6 +95,55 @@ export const behindInTurns = (conversation: SyncedConversation) =>
   conversation.history === 'unknown' || conversation.unstored > 0 || conversation.summaryUnstored;
 harden(behindInTurns);
 
+/**
+ * What is stored of `conversation` goes before the turns it had without
+ * it; whether that changed it.
+ */
+const absorbStored = (conversation: SyncedConversation, stored: SyncedConversation | undefined) => {
+  conversation.history = 'known';
+  if (stored === undefined) return false;
+  // A message replayed meanwhile that was stored before is kept once.
+  const storedIds = new Set(stored.turns.map(turn => turn.messageId));
+  let seq = stored.nextSeq;
+  const meanwhile = conversation.turns
+    .filter(turn => !storedIds.has(turn.messageId))
+    .map(turn => ({ ...turn, seq: seq++ }));
+  conversation.summary = stored.summary;
+  conversation.earlier = stored.earlier;
+  conversation.turns = [...stored.turns, ...meanwhile];
+  conversation.nextSeq = seq;
+  conversation.unstored = meanwhile.length;
+  return true;
+};
+
+/**
+ * Writes what the store lacks of `conversation` (its summary as a new
+ * generation, then its unstored turns, oldest first), then removes the
+ * generations it replaced; rejects at a refusal, what is written counted.
+ */
+const writeBehind = async (store: ConversationStore, conversation: SyncedConversation) => {
+  const { key } = conversation;
+  if (conversation.history === 'unknown' || conversation.forgotten) return;
+  if (conversation.summaryUnstored) {
+    const included = conversation.turns.length;
+    // Its own sequence number, after every turn it keeps.
+    const seq = conversation.nextSeq;
+    conversation.nextSeq += 1;
+    await store.rebase(key, summaryRecord(conversation, seq));
+    conversation.summaryUnstored = false;
+    // Turns finished while it was written are not in it.
+    conversation.unstored = conversation.turns.length - included;
+  }
+  while (conversation.unstored > 0) {
+    const turn = conversation.turns[conversation.turns.length - conversation.unstored];
+    // Sequential on purpose: turns are stored in order.
+    // eslint-disable-next-line no-await-in-loop
+    await store.append(key, turnRecord(conversation, turn));
+    conversation.unstored -= 1;
+  }
+  if (store.untidy(key)) await store.tidy(key);
+};
+
 export const makeStoreSync = <C extends SyncedConversation>(
   store: ConversationStore,
   { logger, redact, held, readBack, onChanged, onSettled = () => {} }: StoreSyncOptions<C>,
@@ -130,66 +180,10 @@ export const makeStoreSync = <C extends SyncedConversation>(
   };
 
   /** One store operation at a time per conversation: writes never interleave. */
-  const queues = new Map<string, Promise<void>>();
-  const exclusive = (key: string, work: () => Promise<void>) => {
-    const done = (queues.get(key) ?? Promise.resolve()).then(work);
-    const tail = done.catch(() => {});
-    queues.set(key, tail);
-    void tail.then(() => {
-      if (queues.get(key) === tail) queues.delete(key);
-    });
-    return done;
-  };
+  const { run: exclusive } = makeKeyedQueue();
 
-  /** What is stored of `conversation` goes before the turns it had without it. */
-  const absorb = (conversation: C, stored: SyncedConversation | undefined) => {
-    conversation.history = 'known';
-    if (stored === undefined) return;
-    // A message replayed meanwhile that was stored before is kept once.
-    const storedIds = new Set(stored.turns.map(turn => turn.messageId));
-    let seq = stored.nextSeq;
-    const meanwhile = conversation.turns
-      .filter(turn => !storedIds.has(turn.messageId))
-      .map(turn => ({ ...turn, seq: seq++ }));
-    conversation.summary = stored.summary;
-    conversation.earlier = stored.earlier;
-    conversation.turns = [...stored.turns, ...meanwhile];
-    conversation.nextSeq = seq;
-    conversation.unstored = meanwhile.length;
-    onChanged(conversation);
-  };
-
-  /**
-   * Writes what the store lacks of `conversation` (its summary as a new
-   * generation, then its unstored turns, oldest first), then removes the
-   * generations it replaced; stops at a refusal. Runs exclusively.
-   */
-  const flush = async (conversation: C) => {
-    const { key } = conversation;
-    if (conversation.history === 'unknown' || conversation.forgotten) return;
-    try {
-      if (conversation.summaryUnstored) {
-        const included = conversation.turns.length;
-        // Its own sequence number, after every turn it keeps.
-        const seq = conversation.nextSeq;
-        conversation.nextSeq += 1;
-        await store.rebase(key, summaryRecord(conversation, seq));
-        conversation.summaryUnstored = false;
-        // Turns finished while it was written are not in it.
-        conversation.unstored = conversation.turns.length - included;
-      }
-      while (conversation.unstored > 0) {
-        const turn = conversation.turns[conversation.turns.length - conversation.unstored];
-        // Sequential on purpose: turns are stored in order.
-        // eslint-disable-next-line no-await-in-loop
-        await store.append(key, turnRecord(conversation, turn));
-        conversation.unstored -= 1;
-      }
-      if (store.untidy(key)) await store.tidy(key);
-    } catch (error) {
-      health.refused(error);
-    }
-  };
+  /** Writes what the store lacks of `conversation`; a refusal is noted. Runs exclusively. */
+  const flush = (conversation: C) => writeBehind(store, conversation).catch(error => health.refused(error));
 
   /**
    * Brings the store up to `conversation`: reads what is stored of it if
@@ -207,7 +201,7 @@ export const makeStoreSync = <C extends SyncedConversation>(
           health.refused(error);
           return;
         }
-        absorb(conversation, stored);
+        if (absorbStored(conversation, stored)) onChanged(conversation);
       }
       await flush(conversation);
     }).finally(() => {

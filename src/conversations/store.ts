@@ -23,7 +23,8 @@ import type { GuestPowers, Ref } from '../daemon/endo-types.js';
 import type { Logger } from '../logging/log.js';
 import { DEFAULT_RETRY_MS, retrying } from '../daemon/backoff.js';
 import { checkRecord, nodeName, seqOfNodeName, type ConversationRecord } from './records.js';
-import { conversationKey, correspondentPrefix } from './threads.js';
+import { conversationKey } from './threads.js';
+import { makeStoreIndex } from './store-index.js';
 import { makeUsableDirectory } from '../daemon/new-directory.js';
 
 export const CONVERSATIONS_DIRECTORY = 'conversations';
@@ -99,46 +100,18 @@ export interface ConversationStore {
   readonly count: () => number;
 }
 
-/** The length of a key's correspondent part (threads.ts). */
-const PREFIX_LENGTH = correspondentPrefix('').length;
+const path = (key: string, generation: number, ...rest: string[]) => [
+  CONVERSATIONS_DIRECTORY,
+  directoryName(key, generation),
+  ...rest,
+];
 
-export const makeConversationStore = (
-  powers: Ref<GuestPowers>,
-  logger: Logger,
-): ConversationStore => {
-  let opened = false;
-  /** The generations present in the store, per key, newest first. */
-  const generations = new Map<string, number[]>();
-  /** The generation new turns go to, once it is known to be sound. */
-  const live = new Map<string, number>();
-  /** Keys whose stored generations were read (sound or not) in this incarnation. */
-  const judged = new Set<string>();
-  /** The stored keys, by their correspondent part. */
-  const byCorrespondent = new Map<string, Set<string>>();
-
-  const setGenerations = (key: string, known: number[]) => {
-    generations.set(key, known);
-    const prefix = key.slice(0, PREFIX_LENGTH);
-    byCorrespondent.set(prefix, (byCorrespondent.get(prefix) ?? new Set()).add(key));
-  };
-  const forgetKey = (key: string) => {
-    generations.delete(key);
-    live.delete(key);
-    judged.delete(key);
-    const prefix = key.slice(0, PREFIX_LENGTH);
-    const keys = byCorrespondent.get(prefix);
-    keys?.delete(key);
-    if (keys?.size === 0) byCorrespondent.delete(prefix);
-  };
-
-  const path = (key: string, generation: number, ...rest: string[]) => [
-    CONVERSATIONS_DIRECTORY,
-    directoryName(key, generation),
-    ...rest,
-  ];
-
-  // A directory's retries are worth one warning, not one per try to store
-  // into it while the daemon refuses.
+/**
+ * Makes a directory at `dirPath` usable for `use` (makeUsableDirectory).
+ * A directory's retries are worth one warning, not one per try to store
+ * into it while the daemon refuses.
+ */
+const makeDirectoryMaker = (powers: Ref<GuestPowers>, logger: Logger) => {
   const warnedDirectories = new Set<string>();
   const directoryLogger: Logger = harden({
     ...logger,
@@ -152,14 +125,19 @@ export const makeConversationStore = (
       logger.warn(name, fields);
     },
   });
+  return (dirPath: string[], use: () => Promise<unknown>) => makeUsableDirectory(powers, directoryLogger, dirPath, use);
+};
 
-  const withNewDirectory = (dirPath: string[], use: () => Promise<unknown>) =>
-    makeUsableDirectory(powers, directoryLogger, dirPath, use);
-
-  const assertOpen = () => {
-    if (!opened) throw Error('the conversation store has not been listed yet');
-  };
-
+/**
+ * The names in the conversations directory, making it when the daemon says
+ * it is absent, or replacing it when its name holds plain data (resolved
+ * before judging: a directory that cannot be listed now is never replaced).
+ */
+const listTopDirectory = async (
+  powers: Ref<GuestPowers>,
+  logger: Logger,
+  withNewDirectory: ReturnType<typeof makeDirectoryMaker>,
+): Promise<readonly string[]> => {
   const makeTopDirectory = async () => {
     try {
       await withNewDirectory([CONVERSATIONS_DIRECTORY], () => E(powers).list(CONVERSATIONS_DIRECTORY));
@@ -168,77 +146,91 @@ export const makeConversationStore = (
     }
     return harden([] as string[]);
   };
+  const there = await patiently('look for the conversations directory', () => E(powers).has(CONVERSATIONS_DIRECTORY));
+  if (!there) return makeTopDirectory();
+  try {
+    return await patiently('list the stored conversations', () => E(powers).list(CONVERSATIONS_DIRECTORY));
+  } catch (listFailure) {
+    const looked = await patiently('look up the conversations directory', () =>
+      E(powers).lookup(CONVERSATIONS_DIRECTORY),
+    ).then(
+      value => ({ value }),
+      () => undefined,
+    );
+    if (looked === undefined || mayBeDirectory(looked.value)) throw listFailure;
+    logger.warn('conversations-directory-replaced', { name: CONVERSATIONS_DIRECTORY, held: passStyleOf(looked.value as Passable) });
+    return makeTopDirectory();
+  }
+};
 
-  /** The names in the conversations directory; replaced only if it holds plain data. */
-  const listTopDirectory = async () => {
-    try {
-      return await patiently('list the stored conversations', () => E(powers).list(CONVERSATIONS_DIRECTORY));
-    } catch (listFailure) {
-      // Resolve before judging: only a name that holds data, not a directory, is replaced.
-      const looked = await patiently('look up the conversations directory', () =>
-        E(powers).lookup(CONVERSATIONS_DIRECTORY),
-      ).then(
-        value => ({ value }),
-        () => undefined,
-      );
-      if (looked === undefined || mayBeDirectory(looked.value)) throw listFailure;
-      logger.warn('conversations-directory-replaced', { name: CONVERSATIONS_DIRECTORY, held: passStyleOf(looked.value as Passable) });
-      return makeTopDirectory();
-    }
+/** The node names and values of one generation, as read; rejects when refused. */
+const readGeneration = async (powers: Ref<GuestPowers>, key: string, generation: number) => {
+  const names = await patiently('list a stored conversation', () => E(powers).list(...path(key, generation)));
+  const nodes = names.map(name => ({ name, seq: seqOfNodeName(name) }));
+  const usable = nodes.filter(node => node.seq !== undefined).sort((a, b) => (a.seq ?? 0) - (b.seq ?? 0));
+  const values = await Promise.all(
+    usable.map(node =>
+      patiently('read a stored conversation', () => E(powers).lookup(path(key, generation, node.name))),
+    ),
+  );
+  return { strangers: nodes.filter(node => node.seq === undefined).map(node => node.name), usable, values };
+};
+
+/** The records of a generation read back; throws why they cannot be used. */
+const checkGeneration = (
+  key: string,
+  { strangers, usable, values }: Awaited<ReturnType<typeof readGeneration>>,
+  correspondent: string,
+  thread: string | undefined,
+) => {
+  if (strangers.length > 0) throw Error(`unexpected names ${q(strangers)}`);
+  const first = values[0] as { thread?: unknown } | undefined;
+  const expected = thread ?? (typeof first?.thread === 'string' ? first.thread : '');
+  if (conversationKey(correspondent, expected) !== key) {
+    throw Error('it belongs to another conversation');
+  }
+  const records = values.map((value, i) => checkRecord(value, usable[i].name, correspondent, expected));
+  if (records.some((record, i) => i > 0 && record.kind === 'summary')) {
+    throw Error('a summary is not at the head of its generation');
+  }
+  return harden(records);
+};
+
+/**
+ * Removes one generation's directory. A retry first asks whether it is
+ * still there: a refusal may have come after the removal was done.
+ */
+const removeGenerationDirectory = async (powers: Ref<GuestPowers>, key: string, generation: number) => {
+  const name = directoryName(key, generation);
+  let retry = false;
+  await patiently('remove a stored conversation', async () => {
+    const there = !retry || (await E(powers).has(CONVERSATIONS_DIRECTORY, name));
+    retry = true;
+    if (there) await E(powers).remove(CONVERSATIONS_DIRECTORY, name);
+  });
+};
+
+export const makeConversationStore = (
+  powers: Ref<GuestPowers>,
+  logger: Logger,
+): ConversationStore => {
+  let opened = false;
+  const index = makeStoreIndex();
+  const withNewDirectory = makeDirectoryMaker(powers, logger);
+
+  const assertOpen = () => {
+    if (!opened) throw Error('the conversation store has not been listed yet');
   };
 
   const open = async () => {
     opened = false;
-    generations.clear();
-    live.clear();
-    judged.clear();
-    byCorrespondent.clear();
-    const there = await patiently('look for the conversations directory', () =>
-      E(powers).has(CONVERSATIONS_DIRECTORY),
-    );
-    const names = there ? await listTopDirectory() : await makeTopDirectory();
-    for (const name of names) {
+    index.clear();
+    for (const name of await listTopDirectory(powers, logger, withNewDirectory)) {
       const parsed = parseDirectoryName(name);
-      if (parsed === undefined) continue;
-      const known = generations.get(parsed.key) ?? [];
-      known.push(parsed.generation);
-      setGenerations(parsed.key, known.sort((a, b) => b - a));
+      if (parsed !== undefined) index.addGeneration(parsed.key, parsed.generation);
     }
     opened = true;
-    return harden([...generations.keys()]);
-  };
-
-  /** The node names and values of one generation, as read; rejects when refused. */
-  const readGeneration = async (key: string, generation: number) => {
-    const names = await patiently('list a stored conversation', () => E(powers).list(...path(key, generation)));
-    const nodes = names.map(name => ({ name, seq: seqOfNodeName(name) }));
-    const usable = nodes.filter(node => node.seq !== undefined).sort((a, b) => (a.seq ?? 0) - (b.seq ?? 0));
-    const values = await Promise.all(
-      usable.map(node =>
-        patiently('read a stored conversation', () => E(powers).lookup(path(key, generation, node.name))),
-      ),
-    );
-    return { strangers: nodes.filter(node => node.seq === undefined).map(node => node.name), usable, values };
-  };
-
-  /** The records of a generation read back; throws why they cannot be used. */
-  const checkGeneration = (
-    key: string,
-    { strangers, usable, values }: Awaited<ReturnType<typeof readGeneration>>,
-    correspondent: string,
-    thread: string | undefined,
-  ) => {
-    if (strangers.length > 0) throw Error(`unexpected names ${q(strangers)}`);
-    const first = values[0] as { thread?: unknown } | undefined;
-    const expected = thread ?? (typeof first?.thread === 'string' ? first.thread : '');
-    if (conversationKey(correspondent, expected) !== key) {
-      throw Error('it belongs to another conversation');
-    }
-    const records = values.map((value, i) => checkRecord(value, usable[i].name, correspondent, expected));
-    if (records.some((record, i) => i > 0 && record.kind === 'summary')) {
-      throw Error('a summary is not at the head of its generation');
-    }
-    return harden(records);
+    return harden(index.keys());
   };
 
   const load = async (key: string, correspondent: string, thread: string | undefined) => {
@@ -247,31 +239,30 @@ export const makeConversationStore = (
     // between starting a generation and removing its predecessor. A
     // refusal ends the search: an older generation must not stand in for
     // a newer one that could not be read.
-    for (const generation of generations.get(key) ?? []) {
+    for (const generation of index.generationsOf(key)) {
       // Sequential on purpose: an older generation is read only if the newer is unusable.
       // eslint-disable-next-line no-await-in-loop
-      const read = await readGeneration(key, generation);
+      const read = await readGeneration(powers, key, generation);
       try {
         const records = checkGeneration(key, read, correspondent, thread);
         if (records.length > 0) {
-          live.set(key, generation);
-          judged.add(key);
+          index.judge(key, generation);
           return records;
         }
       } catch (error) {
         logger.warn('conversation-unreadable', { conversation: key, generation, error: messageOf(error) });
       }
     }
-    judged.add(key);
+    index.judge(key);
     return undefined;
   };
 
   /** A new generation holding `record`; the older ones go with the next tidy. */
   const startGeneration = async (key: string, record: ConversationRecord) => {
     assertOpen();
-    const older = generations.get(key) ?? [];
-    if (older.length > 0 && !judged.has(key)) {
-      // Never reached through conversations.ts, which reads first; kept so that no caller can.
+    const older = index.generationsOf(key);
+    if (older.length > 0 && !index.judged(key)) {
+      // Never reached through conversation-memory.ts, which reads first; kept so that no caller can.
       throw Error(`the stored conversation ${q(key)} has not been read; it is not replaced`);
     }
     const generation = (older[0] ?? 0) + 1;
@@ -282,14 +273,13 @@ export const makeConversationStore = (
     } catch (error) {
       throw Error(`could not start a new generation of a conversation: ${messageOf(error)}`);
     }
-    setGenerations(key, [generation, ...older]);
-    live.set(key, generation);
-    judged.add(key);
+    index.addGeneration(key, generation);
+    index.judge(key, generation);
   };
 
   const append = async (key: string, record: ConversationRecord) => {
     assertOpen();
-    const generation = live.get(key);
+    const generation = index.liveOf(key);
     if (generation === undefined) {
       await startGeneration(key, record);
       return;
@@ -299,30 +289,15 @@ export const makeConversationStore = (
     );
   };
 
-  /**
-   * Removes one generation. A retry first asks whether it is still there:
-   * a refusal may have come after the removal was done.
-   */
   const removeGeneration = async (key: string, generation: number) => {
-    const name = directoryName(key, generation);
-    let retry = false;
-    await patiently('remove a stored conversation', async () => {
-      const there = !retry || (await E(powers).has(CONVERSATIONS_DIRECTORY, name));
-      retry = true;
-      if (there) await E(powers).remove(CONVERSATIONS_DIRECTORY, name);
-    });
-    generations.set(key, (generations.get(key) ?? []).filter(g => g !== generation));
-  };
-
-  const olderThanLive = (key: string) => {
-    const current = live.get(key);
-    return current === undefined ? [] : (generations.get(key) ?? []).filter(g => g < current);
+    await removeGenerationDirectory(powers, key, generation);
+    index.removeGeneration(key, generation);
   };
 
   const tidy = async (key: string) => {
     assertOpen();
     // Each on its own: the live generation stays whatever goes.
-    const refusals = (await Promise.allSettled(olderThanLive(key).map(g => removeGeneration(key, g)))).filter(
+    const refusals = (await Promise.allSettled(index.olderThanLive(key).map(g => removeGeneration(key, g)))).filter(
       outcome => outcome.status === 'rejected',
     );
     if (refusals.length > 0) throw refusals[0].reason;
@@ -332,11 +307,11 @@ export const makeConversationStore = (
     assertOpen();
     // Oldest first: a refusal half way leaves the newest generation, a
     // whole conversation, never an older one without the latest turns.
-    for (const generation of [...(generations.get(key) ?? [])].sort((a, b) => a - b)) {
+    for (const generation of [...index.generationsOf(key)].sort((a, b) => a - b)) {
       // eslint-disable-next-line no-await-in-loop
       await removeGeneration(key, generation);
     }
-    forgetKey(key);
+    index.forget(key);
   };
 
   return harden({
@@ -344,12 +319,12 @@ export const makeConversationStore = (
     load,
     append,
     rebase: startGeneration,
-    untidy: (key: string) => olderThanLive(key).length > 0,
+    untidy: (key: string) => index.olderThanLive(key).length > 0,
     tidy,
     removeConversation,
-    isStored: (key: string) => generations.has(key),
-    keysOf: (correspondent: string) => [...(byCorrespondent.get(correspondentPrefix(correspondent)) ?? [])],
-    count: () => generations.size,
+    isStored: index.isStored,
+    keysOf: index.keysOf,
+    count: index.count,
   });
 };
 harden(makeConversationStore);

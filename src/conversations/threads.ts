@@ -14,7 +14,7 @@
 //   each id is stored with the thread's next turn, and the copy dismissed.
 //   Which thread holds an id is read from the conversations themselves:
 //   the ids of their turns, and of the latest turns folded into their
-//   summary (conversations.ts), so it is the same before and after a
+//   summary (conversation-state.ts), so it is the same before and after a
 //   restart, and fae keeps no index that grows with its mail.
 // - A reply to a message fae knows in no thread of that correspondent (say,
 //   one fae sent on its own with `send`) opens a new thread rooted at it;

@@ -18,7 +18,7 @@ export const windowRequest = (
   messages: readonly ChatMessage[],
   schemas: readonly ToolSchema[],
   { contextTokens, maxMessages }: WindowLimits,
-  meter: TokenMeter,
+  meter: Pick<TokenMeter, 'scale'>,
 ): readonly ChatMessage[] => {
   const system = messages.filter(m => m.role === 'system');
   const fixed = estimateMessages(system) + estimateSchemas(schemas);

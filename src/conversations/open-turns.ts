@@ -1,0 +1,134 @@
+// A turn per message: opened in the message's conversation once the turn
+// before it there has ended (turn-lines.ts), asked for each model request
+// (requests.ts), and recorded when it finishes: kept in the conversation
+// and stored (store-sync.ts) with the links of fae's own copies that
+// answered in it, or dropped when it is abandoned. Turns of different
+// conversations are open at the same time.
+import type { ChatMessage, ChatOptions, ToolSchema } from '../../providers/types.js';
+import type { MessageRecord } from '../daemon/endo-types.js';
+import type { Redact } from '../logging/redact.js';
+import type { Conversation } from './conversation-state.js';
+import type { ConversationMemory } from './conversation-memory.js';
+import type { OwnCopyLinks } from './own-copy-links.js';
+import { redactMessage } from './records.js';
+import type { Requests } from './requests.js';
+import { behindInTurns } from './store-sync.js';
+import type { ThreadFinder } from './thread-finder.js';
+import type { TurnLines } from './turn-lines.js';
+
+/** One message being handled: the turn's messages and its requests. */
+export interface OpenTurn {
+  /** The turn so far, opening with the user message; runTurn appends to it. */
+  readonly messages: ChatMessage[];
+  /**
+   * The request for the next model call (compacting first if needed);
+   * `options` reach the summary request (its signal aborts it).
+   */
+  readonly prepareRequest: (
+    messages: readonly ChatMessage[],
+    schemas: readonly ToolSchema[],
+    options?: ChatOptions,
+  ) => Promise<readonly ChatMessage[]>;
+  /**
+   * Records the finished turn and stores it (one daemon call). `note`, for
+   * a turn that ended without an answer, tells the next request what
+   * happened, so two user messages never follow each other unexplained.
+   */
+  readonly finish: (note?: string) => Promise<void>;
+  /** The turn did not finish (cancelled): nothing of it is kept. */
+  readonly abandon: () => void;
+}
+
+export interface TurnOpeningOptions {
+  readonly memory: ConversationMemory;
+  readonly lines: TurnLines;
+  readonly threads: ThreadFinder;
+  readonly links: OwnCopyLinks;
+  readonly requests: Requests;
+  readonly redact: Redact;
+}
+
+/** A message's id; on the February daemon, which gives none, its number. */
+const idOf = (message: MessageRecord) =>
+  typeof message.messageId === 'string' ? message.messageId : `#${message.number}`;
+
+export const makeTurnOpening = ({ memory, lines, threads, links, requests, redact }: TurnOpeningOptions) => {
+  const { held, sync } = memory;
+
+  /**
+   * Records a finished turn in `conversation` at once, and stores it (with
+   * the links of its own copies), or keeps it in memory until the store
+   * takes it.
+   */
+  const record = async (
+    conversation: Conversation,
+    messageId: string,
+    messages: readonly ChatMessage[],
+    note: string | undefined,
+  ) => {
+    const all = note === undefined ? messages : [...messages, { role: 'assistant' as const, content: note }];
+    const kept = harden(all.map(m => redactMessage(m, redact)));
+    const seq = conversation.nextSeq;
+    conversation.nextSeq += 1;
+    const copies = links.of(conversation.key);
+    const sent = harden(copies.map(copy => copy.messageId));
+    conversation.turns.push({ seq, messageId, messages: kept, sent });
+    for (const id of sent) held.noteId(id, conversation.key);
+    conversation.unstored += 1;
+    conversation.opening = undefined;
+    await sync.catchUp(conversation);
+    if (!behindInTurns(conversation)) await links.release(copies);
+  };
+
+  /**
+   * Opens the turn for `message` from `correspondent`, with `text` as its
+   * user message, once the turn before it in its conversation has ended;
+   * undefined when the message was handled before (stored, but the
+   * restart came before it was dismissed, or handled while it waited).
+   * The caller ends the turn it gets with finish or abandon, once: until
+   * then the next message of that conversation waits.
+   */
+  return async (message: MessageRecord, correspondent: string, text: string): Promise<OpenTurn | undefined> => {
+    const messageId = idOf(message);
+    const place = await lines.place(correspondent, messageId, () => threads.threadFor(message, correspondent));
+    await place.ready;
+    let conversation: Conversation;
+    try {
+      conversation = await memory.provide(correspondent, place.thread);
+    } catch (error) {
+      lines.end(place);
+      throw error;
+    }
+    if (conversation.turns.some(turn => turn.messageId === messageId)) {
+      lines.end(place);
+      return undefined;
+    }
+    lines.begin(place);
+    held.noteId(messageId, conversation.key);
+    // Held while the turn is open, however many others come meanwhile.
+    const unpin = held.pin(conversation);
+    const messages: ChatMessage[] = [harden({ role: 'user', content: redact(text) })];
+    const turn: OpenTurn = {
+      messages,
+      prepareRequest: (current, schemas, options) => requests.prepare(conversation, current, schemas, options),
+      finish: async (note?: string) => {
+        // In the conversation at once, so the next turn in line sees it.
+        const recorded = place.forgotten() ? undefined : record(conversation, messageId, messages, note);
+        lines.end(place);
+        try {
+          await recorded;
+        } finally {
+          // Held until stored: a conversation falling out of memory is read back from the store.
+          unpin();
+        }
+      },
+      abandon: () => {
+        lines.end(place);
+        unpin();
+      },
+    };
+    // Frozen, not hardened: runTurn appends to `messages`.
+    return Object.freeze(turn);
+  };
+};
+harden(makeTurnOpening);

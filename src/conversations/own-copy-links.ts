@@ -1,0 +1,62 @@
+// What fae does with its own copy of a message it sent. One that answers
+// a message links that thread to the copy's id: it waits (own-copies.ts)
+// until the link is stored with the thread's next record, or the thread
+// is forgotten, and is then dismissed, so that fae's inbox does not grow
+// with its answers. One that answers nothing teaches nothing and is
+// dismissed at once.
+import type { MessageRecord } from '../daemon/endo-types.js';
+import type { Logger } from '../logging/log.js';
+import { ownCopyLink, type OwnCopies, type OwnCopy } from './own-copies.js';
+
+export interface OwnCopyLinksOptions {
+  readonly ownCopies: OwnCopies;
+  /** The key of the conversation of `correspondent` that message `id` is in, if any. */
+  readonly keyOf: (id: string, correspondent: string) => Promise<string | undefined>;
+  /** Whether every stored conversation can be read now (else a thread may be in one that cannot). */
+  readonly storeReadable: () => boolean;
+  readonly logger: Logger;
+  /** Dismisses fae's own copies (by number). */
+  readonly dismissOwnCopies: (numbers: readonly bigint[]) => Promise<void>;
+}
+
+export const makeOwnCopyLinks = ({ ownCopies, keyOf, storeReadable, logger, dismissOwnCopies }: OwnCopyLinksOptions) =>
+  harden({
+    /** The copies whose links conversation `key` stores with its next record. */
+    of: (key: string) => ownCopies.of(key),
+    /** Their links are stored (or their conversation gone): they may go. */
+    release: async (copies: readonly OwnCopy[]) => {
+      if (copies.length === 0) return;
+      ownCopies.release(copies);
+      await dismissOwnCopies(harden(copies.map(copy => copy.number)));
+    },
+    /**
+     * fae's own copy of a message it sent, from `correspondent`'s side.
+     * Resolves once a copy that teaches nothing (no reply) is dismissed;
+     * one that does waits for its conversation's next record.
+     */
+    note: async (message: MessageRecord, correspondent: string) => {
+      const { number } = message;
+      const link = ownCopyLink(message);
+      if (link === undefined) {
+        await dismissOwnCopies(harden([number]));
+        return;
+      }
+      const key = await keyOf(link.replyTo, correspondent);
+      if (key === undefined && !storeReadable()) {
+        // Its thread may be in a stored conversation that cannot be read
+        // now: the copy stays in the inbox, kept, and a restart relearns it.
+        return;
+      }
+      if (key === undefined) {
+        // Its thread is gone (forgotten, or folded past EARLIER_IDS): no
+        // reply to it can be placed.
+        logger.event('own-copy-unplaced', { message: number });
+        await dismissOwnCopies(harden([number]));
+        return;
+      }
+      // Past the bound the oldest stays in the inbox: kept, not lost.
+      ownCopies.add(harden({ number, ...link, key }));
+    },
+  });
+harden(makeOwnCopyLinks);
+export type OwnCopyLinks = ReturnType<typeof makeOwnCopyLinks>;
