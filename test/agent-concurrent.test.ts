@@ -37,7 +37,6 @@ const startWithGuests = async (
     const seen: string[] = [];
     let after = -1n;
     while (seen.length < count) {
-      // eslint-disable-next-line no-await-in-loop -- one answer after the other
       const m = await nextMessage(
         guests[i],
         async (r: { number: bigint }) => r.number > after && (await fromSelf(guests[i])(r as never)),

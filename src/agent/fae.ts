@@ -254,7 +254,7 @@ export const startFae = (
       onIgnoredEdit: message => logger.event('edit-ignored', { message: message.number }),
       onSetAside: message => logger.warn('unfinished-message-set-aside', { message: message.number }),
       // One conversation's turns one at a time; different ones at once.
-      laneOf: (message: InboxMessage) => correspondentOf(message),
+      laneOf: (message: InboxMessage) => conversations.laneOf(message, correspondentOf(message)),
       concurrency: config.concurrentTurns,
     });
     state = 'stopped';
