@@ -7,6 +7,7 @@ test('defaults', t => {
     toolTimeoutMs: 60000,
     probeTimeoutMs: 5000,
     concurrentTurns: 4,
+    progressAfterMs: 1500,
     parallelTools: true,
     autoDismiss: true,
     debug: false,
