@@ -23,11 +23,18 @@ const ownCopies = async (fae: Far) => {
   return records.filter((_, i) => own[i]).map(record => record.number);
 };
 
+/**
+ * On August fae keeps its latest answers (and their questions) open to
+ * edits for a while (agent-edits.test.ts); these tests are about what
+ * happens to own copies once nothing needs them, so nothing is kept.
+ */
+const NOT_EDITABLE = harden({ FAE_EDITABLE_TURNS: '0' });
+
 test('own copies are dismissed once what they teach is stored, and a reply to one still finds its thread after a restart', async t => {
   t.timeout(BUSY_TIMEOUT_MS);
   const llm = makeScriptedProvider();
   for (let i = 0; i < 4; i += 1) llm.push(echoReply);
-  const { host, fae, nextFromFae, daemon, logs } = await startFaeInDaemon({ provider: llm.provider });
+  const { host, fae, nextFromFae, daemon, logs } = await startFaeInDaemon({ provider: llm.provider, env: NOT_EDITABLE });
   t.teardown(() => daemon.stop());
   await nextFromFae(WAIT_MS);
   const doneCount = () => logs.filter(line => line.includes('message-done')).length;
@@ -66,7 +73,7 @@ test('the copy of an answer whose conversation is forgotten is dismissed at once
     { toolCalls: [{ name: 'forgetConversation', arguments: {} }] },
     { text: 'Forgotten.' },
   ]);
-  const { host, fae, nextFromFae, daemon, logs } = await startFaeInDaemon({ provider: llm.provider });
+  const { host, fae, nextFromFae, daemon, logs } = await startFaeInDaemon({ provider: llm.provider, env: NOT_EDITABLE });
   t.teardown(() => daemon.stop());
   await nextFromFae(WAIT_MS);
   await E(host).send('fae', ['please forget what I said'], [], []);

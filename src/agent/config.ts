@@ -15,6 +15,13 @@ export interface FaeConfig {
    * reply (FAE_PROGRESS_AFTER_MS; five times as long where it cannot edit).
    */
   readonly progressAfterMs: number;
+  /**
+   * Answered messages per thread kept open to their sender's edits, where
+   * fae can edit its answer (FAE_EDITABLE_TURNS; 0 for none), and for how
+   * long (FAE_EDITABLE_MS).
+   */
+  readonly editableTurns: number;
+  readonly editableMs: number;
   /** Turns that may run at once, each in a different conversation (FAE_CONCURRENT_TURNS). */
   readonly concurrentTurns: number;
   /** Run the tool calls of one model response concurrently (FAE_PARALLEL_TOOLS). */
@@ -64,20 +71,24 @@ export const DEFAULT_MAX_TOOL_RESULT_CHARS = 50_000;
 export const DEFAULT_CONTEXT_TOKENS = 32_000;
 export const DEFAULT_CONCURRENT_TURNS = 4;
 export const DEFAULT_PROGRESS_AFTER_MS = 1500;
+export const DEFAULT_EDITABLE_TURNS = 2;
+export const DEFAULT_EDITABLE_MS = 10 * 60_000;
 
 type Env = Readonly<Record<string, string | undefined>>;
 
-const readPositiveInteger = (env: Env, name: string, fallback: number) => {
+const readInteger = (env: Env, name: string, fallback: number, least: number) => {
   const text = env[name];
   if (text === undefined || text.trim() === '') {
     return fallback;
   }
   const value = Number(text);
-  if (!Number.isSafeInteger(value) || value <= 0) {
-    throw Error(`${name} must be a positive whole number, not ${q(text)}`);
+  if (!Number.isSafeInteger(value) || value < least) {
+    throw Error(`${name} must be a ${least > 0 ? 'positive ' : ''}whole number, not ${q(text)}`);
   }
   return value;
 };
+const readPositiveInteger = (env: Env, name: string, fallback: number) => readInteger(env, name, fallback, 1);
+const readWholeNumber = (env: Env, name: string, fallback: number) => readInteger(env, name, fallback, 0);
 
 const readSwitch = (env: Env, name: string, fallback: boolean) => {
   const text = env[name];
@@ -114,6 +125,8 @@ export const readFaeConfig = (env: Env): FaeConfig =>
     probeTimeoutMs: readPositiveInteger(env, 'FAE_PROBE_TIMEOUT_MS', DEFAULT_PROBE_TIMEOUT_MS),
     concurrentTurns: readPositiveInteger(env, 'FAE_CONCURRENT_TURNS', DEFAULT_CONCURRENT_TURNS),
     progressAfterMs: readPositiveInteger(env, 'FAE_PROGRESS_AFTER_MS', DEFAULT_PROGRESS_AFTER_MS),
+    editableTurns: readWholeNumber(env, 'FAE_EDITABLE_TURNS', DEFAULT_EDITABLE_TURNS),
+    editableMs: readPositiveInteger(env, 'FAE_EDITABLE_MS', DEFAULT_EDITABLE_MS),
     parallelTools: readSwitch(env, 'FAE_PARALLEL_TOOLS', true),
     autoDismiss: readSwitch(env, 'FAE_AUTO_DISMISS', true),
     debug: readSwitch(env, 'FAE_DEBUG', false),

@@ -30,6 +30,9 @@ import { makeMessageTurns, type Tally } from './message-turn.js';
 import { makeFaeEvents } from './fae-events.js';
 import { makeTurnStates } from './turn-states.js';
 import { makeProgressReplies } from './progress-reply.js';
+import { makeEditableAnswers } from './editable-answers.js';
+import { makeOwnCopyWaits } from './own-copy-waits.js';
+import { answeredAtStart } from './answered-at-start.js';
 import { whenCancelled } from './cancellation.js';
 import { FAE_HELP, helpFor } from './fae-help.js';
 import { bestEffort } from './best-effort.js';
@@ -104,6 +107,9 @@ export const startFae = (
         },
       );
 
+  const editable = makeEditableAnswers({ perThread: config.editableTurns, keepMs: config.editableMs, dismiss });
+  const copies = makeOwnCopyWaits();
+
   // One private conversation per correspondent and thread (src/conversations/).
   const conversations = makeConversations(powers, {
     provider,
@@ -115,8 +121,9 @@ export const startFae = (
       tally.inputTokens += input;
       tally.outputTokens += output;
     },
+    // The copy of an answer still open to edits stays until it is not (editable-answers.ts).
     dismissOwnCopies: async numbers => {
-      await Promise.all(numbers.map(dismiss));
+      await Promise.all(numbers.filter(number => !editable.holdsCopy(number)).map(dismiss));
     },
   });
   const meteredProvider = conversations.meter(provider);
@@ -188,7 +195,7 @@ export const startFae = (
   };
 
   /** The turns of fae's messages, once the daemon is known (progress replies need it). */
-  const turnsOn = (daemon: DaemonAdapter) => makeMessageTurns({
+  const turnsOn = (daemon: DaemonAdapter, answeredBefore: Promise<ReadonlySet<string>>) => makeMessageTurns({
     config,
     logger,
     redact,
@@ -208,8 +215,14 @@ export const startFae = (
     progress: makeProgressReplies(daemon, {
       afterMs: config.progressAfterMs,
       logger,
+      copies,
       onWaiting: number => events.emit({ type: 'progress', message: number, text: 'still waiting for the model' }),
     }),
+    copies,
+    // Only where fae can edit its answer can an edit of the question be answered in place.
+    ...(daemon.canEdit && config.editableTurns > 0 ? { editable } : {}),
+    threadOf: message => conversations.laneOf(message, correspondentOf(message)),
+    answeredBefore,
   });
 
   const run = async () => {
@@ -242,7 +255,13 @@ export const startFae = (
     state = 'running';
     started.resolve();
     logger.event('started', { provider: provider.kind, model: provider.model, daemon: daemon.dialect });
-    const turns = turnsOn(daemon);
+    // Read before the replay is followed, so that it is what was there at the restart.
+    const answeredBefore = answeredAtStart(daemon).catch(error => {
+      logger.warn('inbox-not-listed', { error });
+      return harden(new Set<string>());
+    });
+    await answeredBefore;
+    const turns = turnsOn(daemon, answeredBefore);
     await followInbox(daemon, {
       cancelled,
       onMessage: turns.handleMessage,
@@ -256,6 +275,7 @@ export const startFae = (
       // One conversation's turns one at a time; different ones at once.
       laneOf: (message: InboxMessage) => conversations.laneOf(message, correspondentOf(message)),
       concurrency: config.concurrentTurns,
+      isEditable: number => editable.has(number),
     });
     state = 'stopped';
     logger.event('stopped');

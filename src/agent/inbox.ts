@@ -56,6 +56,11 @@ export interface FollowInboxOptions {
   readonly laneOf?: (message: InboxMessage) => string;
   /** Turns that may run at once (FAE_CONCURRENT_TURNS); 1 by default. */
   readonly concurrency?: number;
+  /**
+   * Whether an answered message is still open to edits: a revision of it
+   * is then taken up like new mail (its turn answers the edit), not ignored.
+   */
+  readonly isEditable?: (number: bigint) => boolean;
 }
 
 const STOP: unique symbol = Symbol('stop');
@@ -173,12 +178,13 @@ const readMail = async (
   reader: AsyncIterator<InboxMessage>,
   daemon: Pick<DaemonAdapter, 'isOwnMessage'>,
   { waiting, over, revisable, running }: MailState,
-  { halt, arrived, taken, onOwnMessage, onIgnoredEdit }: {
+  { halt, arrived, taken, onOwnMessage, onIgnoredEdit, isEditable }: {
     readonly halt: Promise<typeof STOP>;
     readonly arrived: () => void;
     readonly taken: () => Promise<void>;
     readonly onOwnMessage?: (message: InboxMessage) => void;
     readonly onIgnoredEdit?: (message: InboxMessage) => void;
+    readonly isEditable?: (number: bigint) => boolean;
   },
 ) => {
   for (;;) {
@@ -206,7 +212,12 @@ const readMail = async (
       const known = revisable.get(number);
       if (known !== undefined && isRevision(known, message)) {
         revisable.set(number, seenOf(message));
-        onIgnoredEdit?.(message);
+        if (isEditable?.(number)) {
+          waiting.set(number, message);
+          arrived();
+        } else {
+          onIgnoredEdit?.(message);
+        }
       }
     } else if (daemon.isOwnMessage(message)) {
       over.add(number);
@@ -228,6 +239,7 @@ export const followInbox = async (
     onSetAside,
     laneOf = () => '',
     concurrency = 1,
+    isEditable,
   }: FollowInboxOptions,
 ) => {
   // Settles when fae is cancelled, or when reading or a turn fails.
@@ -305,6 +317,7 @@ export const followInbox = async (
     taken: () => taken.promise,
     onOwnMessage,
     onIgnoredEdit,
+    isEditable,
   }).then(() => {
     readerEnded = true;
     wake.resolve();

@@ -17,6 +17,8 @@ import type { FaeConfig } from './config.js';
 import type { Cancellation } from './cancellation.js';
 import { asStrings, type Deliver } from './deliver.js';
 import type { ProgressReplies, TurnProgress } from './progress-reply.js';
+import type { EditableAnswers } from './editable-answers.js';
+import type { OwnCopyWaits } from './own-copy-waits.js';
 import type { FaeEvents } from './fae-events.js';
 import { turnCancellation, type TurnEnd, type TurnSignals } from './inbox.js';
 import { runTurn, type TurnOutcome } from './turn.js';
@@ -53,6 +55,14 @@ export interface MessageTurnOptions {
   readonly tally: Tally;
   readonly events: FaeEvents;
   readonly progress: ProgressReplies;
+  /** fae's own copies of its replies, picked out as they arrive. */
+  readonly copies: OwnCopyWaits;
+  /** Answered messages kept open to edits; none where fae cannot edit its answers. */
+  readonly editable?: EditableAnswers;
+  /** The thread a message goes to, for the bounds of editable answers (a hint). */
+  readonly threadOf: (message: InboxMessage) => string;
+  /** Ids of messages fae's inbox shows answered when fae started (answered-at-start.ts). */
+  readonly answeredBefore: Promise<ReadonlySet<string>>;
 }
 
 /** What a turn works with besides its message and state. */
@@ -62,6 +72,21 @@ interface TurnParts {
   readonly discover: () => Promise<DiscoveredTools>;
   readonly progress: TurnProgress;
 }
+
+/** What closing a turn needs: its state, its conversation's turn, its progress, the answer it replaces. */
+interface Closer {
+  readonly state: TurnState;
+  readonly turn: OpenTurn | undefined;
+  readonly progress: TurnProgress;
+  readonly earlier: Promise<bigint | undefined> | undefined;
+}
+
+/** An answer whose own copy is not known. */
+const NO_COPY: Promise<bigint | undefined> = Promise.resolve(undefined);
+
+/** What the model reads after an edited message that it answered before. */
+const EDITED_NOTE =
+  '(The sender edited this message after you answered it. Answer it as it stands now: your answer replaces your earlier one.)';
 
 /** What a turn ends with: fae's words to the sender, and the note kept for a turn without an answer. */
 interface Closing {
@@ -179,44 +204,67 @@ export const makeMessageTurns = (options: MessageTurnOptions) => {
    * the store replays the message after a restart, so the sender may hear
    * twice, never not at all.
    */
-  const close = async (
-    message: InboxMessage,
-    { state, turn, progress }: { state: TurnState; turn: OpenTurn | undefined; progress: TurnProgress },
-    closing: Closing,
-  ) => {
+  const close = async (message: InboxMessage, { state, turn, progress, earlier }: Closer, closing: Closing) => {
     let text = closing.text;
     if (state.forgetFailure !== undefined) {
       const notice = forgetFailedNotice(state.forgetFailure);
       text = text === undefined ? notice : `${text}\n\n${notice}`;
     }
+    let answer: Promise<bigint | undefined> | undefined;
     if (text === undefined) {
       await progress.answeredElsewhere();
-    } else if ((await progress.answer(asStrings(redact(text)))) || (await options.deliver(message, text))) {
-      events.emit({ type: 'answered', message: message.number });
+    } else {
+      answer = (await sendAnswer(message, progress, text))?.copy;
+      if (answer !== undefined) events.emit({ type: 'answered', message: message.number });
     }
+    const { editable } = options;
+    // Kept open to its sender's edits for a while (editable-answers.ts), else dismissed as ever.
+    const keep = answer !== undefined && editable !== undefined && config.autoDismiss && !state.dismissed;
     const [, dismissed] = await Promise.all([
       turn?.finish(closing.note),
       // Handled messages are dismissed so a restart does not replay them.
-      config.autoDismiss || state.dismissed ? options.dismiss(message.number) : false,
+      !keep && (config.autoDismiss || state.dismissed) ? options.dismiss(message.number) : false,
     ]);
+    if (keep) editable.keep(message.number, options.threadOf(message), answer ?? NO_COPY, earlier);
+    else if (earlier !== undefined) editable?.discard(earlier);
     logger.event('message-done', { message: message.number, messageId: message.messageId });
     events.emit({ type: 'turn-done', message: message.number, messageId: message.messageId ?? '' });
     return dismissed ? 'dismissed' : 'answered';
   };
 
+  /**
+   * Sends fae's words: by the progress reply where there is one, else as
+   * a reply. Resolves to fae's own copy of them (for a later edit; its
+   * number may never be known), or undefined when they could not be sent.
+   */
+  const sendAnswer = async (message: InboxMessage, progress: TurnProgress, text: string) => {
+    const strings = asStrings(redact(text));
+    if (await progress.answer(strings)) return { copy: progress.copy() ?? NO_COPY };
+    const { messageId } = message;
+    const copy =
+      options.editable === undefined || messageId === undefined ? NO_COPY : options.copies.expect(messageId, strings.join(''));
+    return (await options.deliver(message, text)) ? { copy } : undefined;
+  };
+
   const handleTurn = async (message: InboxMessage, state: TurnState, stop: ReturnType<typeof turnCancellation>) => {
     const { number } = message;
-    const progress = options.progress.start(message);
+    // An edit of a message answered before: its answer is edited into the new one.
+    const earlier = options.editable?.take(number);
+    const progress = options.progress.start(message, earlier);
     const discover = toolsOf(state);
     const [sender, tools] = await Promise.all([options.describeSender(message.from), discover()]);
     logger.event('message-received', { message: number, from: sender, type: message.type });
     events.emit({ type: 'turn-started', message: number, from: sender });
     let turn: OpenTurn | undefined;
     let closing: Closing;
+    const answeredBefore = earlier === undefined && message.messageId !== undefined && (await options.answeredBefore).has(message.messageId);
     try {
-      turn = await conversations.open(message, state.correspondent, formatIncomingMessage(message, sender));
+      const text = formatIncomingMessage(message, sender);
+      turn = answeredBefore ? undefined : await (earlier === undefined
+        ? conversations.open(message, state.correspondent, text)
+        : conversations.open(message, state.correspondent, `${text}\n\n${EDITED_NOTE}`, message.date));
       if (turn === undefined) {
-        // Stored before a restart came between it and its dismissal.
+        // Answered before a restart came between the answer and the dismissal (stored, or kept open to edits).
         logger.event('message-already-handled', { message: number });
         tally.handledMessages += 1;
         progress.abandon();
@@ -233,7 +281,7 @@ export const makeMessageTurns = (options: MessageTurnOptions) => {
       tally.handledMessages += 1;
       closing = { text, note: text };
     }
-    return close(message, { state, turn, progress }, closing);
+    return close(message, { state, turn, progress, earlier }, closing);
   };
 
   /** Runs the turn of `message`; how it ended, for the inbox. */
@@ -250,8 +298,8 @@ export const makeMessageTurns = (options: MessageTurnOptions) => {
   };
   return harden({
     handleMessage,
-    /** fae's own copy of something it sent (a progress reply's is picked out). */
-    noteOwnCopy: (copy: InboxMessage) => options.progress.noteOwnCopy(copy),
+    /** fae's own copy of something it sent (one fae waits for is picked out). */
+    noteOwnCopy: (copy: InboxMessage) => options.copies.note(copy),
   });
 };
 harden(makeMessageTurns);

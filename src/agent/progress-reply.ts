@@ -10,18 +10,15 @@
 // An edit names fae's own copy of the reply by its number in fae's inbox,
 // which only the copy tells (reply returns nothing): the copy is picked
 // out by what it answers and its text as it arrives (noteOwnCopy).
-import { makePromiseKit } from '@endo/promise-kit';
 import type { DaemonAdapter, InboxMessage } from '../daemon/adapter.js';
 import type { Logger } from '../logging/log.js';
-import { messageText } from '../daemon/message-format.js';
+import type { OwnCopyWaits } from './own-copy-waits.js';
 
 export const WORKING = 'Working on it…';
 /** What an edited reply says when the model answered by a tool of its own. */
 export const ANSWERED_ELSEWHERE = 'Done (answered in another message).';
 /** Edits of one reply, at most one per this many ms: each reaches the person. */
 const EDIT_EVERY_MS = 1000;
-/** How long an own copy may take to arrive before fae gives up editing and replies anew. */
-const COPY_WAIT_MS = 10_000;
 /** Text shown while a model call has streamed nothing for this long. */
 const QUIET_MS = 10_000;
 /** How much of a streamed answer a progress edit shows (its end). */
@@ -34,6 +31,8 @@ export interface ProgressReplyOptions {
   readonly logger: Logger;
   /** Told when a model call has streamed nothing for a while. */
   readonly onWaiting?: (number: bigint) => void;
+  /** Where fae's own copies of its replies are picked out. */
+  readonly copies: OwnCopyWaits;
 }
 
 /** One message's progress reply: what it says now, and where it is. */
@@ -52,24 +51,13 @@ interface Reply {
   timer: ReturnType<typeof setTimeout> | undefined;
 }
 
-export const makeProgressReplies = (daemon: DaemonAdapter, { afterMs, logger, onWaiting }: ProgressReplyOptions) => {
-  /** Replies waiting for their own copy: by the id of the message they answer. */
-  const awaitingCopy = new Map<string, { text: string; found: (number: bigint) => void }>();
+export const makeProgressReplies = (daemon: DaemonAdapter, { afterMs, logger, onWaiting, copies }: ProgressReplyOptions) => {
   /** Replies of messages still being worked on (a revision redoes the turn, keeping the reply). */
   const replies = new Map<bigint, Reply>();
 
   const waitForCopy = (reply: Reply, text: string) => {
     const { messageId } = reply.message;
-    if (!daemon.canEdit || messageId === undefined) return undefined;
-    const { promise, resolve } = makePromiseKit<bigint | undefined>();
-    awaitingCopy.set(messageId, { text, found: resolve });
-    const timer = setTimeout(() => resolve(undefined), COPY_WAIT_MS);
-    timer.unref?.();
-    void promise.then(() => {
-      clearTimeout(timer);
-      if (awaitingCopy.get(messageId)?.found === resolve) awaitingCopy.delete(messageId);
-    });
-    return promise;
+    return !daemon.canEdit || messageId === undefined ? undefined : copies.expect(messageId, text);
   };
 
   const post = async (reply: Reply) => {
@@ -149,13 +137,17 @@ export const makeProgressReplies = (daemon: DaemonAdapter, { afterMs, logger, on
     }
   };
 
-  /** The progress of one turn of `message`. */
-  const start = (message: InboxMessage) => {
+  /**
+   * The progress of one turn of `message`. With `answered`, fae's own copy
+   * of its earlier answer to it (an edit of a message fae answered), that
+   * answer is the reply that shows the progress and becomes the new answer.
+   */
+  const start = (message: InboxMessage, answered?: Promise<bigint | undefined>) => {
     const reply: Reply = replies.get(message.number) ?? {
       message,
       status: WORKING,
-      posted: false,
-      copy: undefined,
+      posted: answered !== undefined,
+      copy: answered,
       shown: '',
       editing: undefined,
       lastEdit: 0,
@@ -205,19 +197,12 @@ export const makeProgressReplies = (daemon: DaemonAdapter, { afterMs, logger, on
       },
       /** The turn was given up (a revision redoes it): the reply stays for the redo. */
       abandon: stopTimers,
+      /** fae's own copy of the reply, when one was posted where fae can edit. */
+      copy: () => (reply.posted ? reply.copy : undefined),
     });
   };
 
-  return harden({
-    start,
-    /** fae's own copy of something it sent: true when it is a progress reply's. */
-    noteOwnCopy: (copy: InboxMessage) => {
-      const waiting = copy.replyTo === undefined ? undefined : awaitingCopy.get(copy.replyTo);
-      if (waiting === undefined || messageText(copy) !== waiting.text) return false;
-      waiting.found(copy.number);
-      return true;
-    },
-  });
+  return harden({ start });
 };
 harden(makeProgressReplies);
 export type ProgressReplies = ReturnType<typeof makeProgressReplies>;

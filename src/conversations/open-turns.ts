@@ -86,10 +86,17 @@ export const makeTurnOpening = ({ memory, lines, threads, links, requests, redac
    * undefined when the message was handled before (stored, but the
    * restart came before it was dismissed, or handled while it waited).
    * The caller ends the turn it gets with finish or abandon, once: until
-   * then the next message of that conversation waits.
+   * then the next message of that conversation waits. With `revision` (the
+   * date of an edit of a message answered before), the turn answers that
+   * edit: it is a turn of its own, handled once like any message.
    */
-  return async (message: MessageRecord, correspondent: string, text: string): Promise<OpenTurn | undefined> => {
-    const messageId = idOf(message);
+  return async (
+    message: MessageRecord,
+    correspondent: string,
+    text: string,
+    revision?: string,
+  ): Promise<OpenTurn | undefined> => {
+    const messageId = revision === undefined ? idOf(message) : `${idOf(message)}@${revision}`;
     const place = await lines.place(correspondent, messageId, () => threads.threadFor(message, correspondent));
     await place.ready;
     let conversation: Conversation;
@@ -99,7 +106,8 @@ export const makeTurnOpening = ({ memory, lines, threads, links, requests, redac
       lines.end(place);
       throw error;
     }
-    if (conversation.turns.some(turn => turn.messageId === messageId)) {
+    // Handled before: among its turns, or folded into its summary.
+    if (conversation.turns.some(turn => turn.messageId === messageId) || conversation.earlier.includes(messageId)) {
       lines.end(place);
       return undefined;
     }
