@@ -1,11 +1,12 @@
-// The chat's parts that need no child process: reading typed lines and
-// fae's log lines, the command line, the reachability check against real
-// loopback sockets, and the bookkeeping of unanswered messages.
+// The chat's parts that need no child process: reading typed lines, the
+// command line, the reachability check against real loopback sockets, the
+// bookkeeping of unanswered messages, and the status line fed by fae's
+// events.
 import test from 'ava';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { parseLine, resolveToolName } from '../src/chat/commands.js';
-import { fieldText, parseAgentLine } from '../src/chat/progress.js';
+import { makeProgress } from '../src/chat/progress.js';
 import { describeInbox } from '../src/chat/inbox-view.js';
 import type { MailView } from '../src/chat/session.js';
 import { DEFAULT_CHAT_DIALECT, parseChatOptions } from '../src/chat/options.js';
@@ -38,19 +39,31 @@ test('/give accepts a pet name or its short form', t => {
   t.is(resolveToolName('hammer'), undefined);
 });
 
-test("fae's log lines are read by event name and bare fields; other lines are not", t => {
-  t.deepEqual(parseAgentLine('[fae] tool-called tool=greet message=3'), {
-    level: '',
-    name: 'tool-called',
-    fields: { tool: 'greet', message: '3' },
-  });
-  t.deepEqual(parseAgentLine('[fae] warning turn-failed message=2 error="cannot reach it"'), {
-    level: 'warning',
-    name: 'turn-failed',
-    fields: { message: '2', error: '"cannot reach it"' },
-  });
-  t.is(parseAgentLine('Temporary logging of sent error Error: Cancelled'), undefined);
-  t.is(parseAgentLine('[fae] '), undefined);
+test("the status line follows fae's events while something is unanswered", t => {
+  const statuses: (string | undefined)[] = [];
+  const progress = makeProgress(status => statuses.push(status));
+  progress.event({ type: 'tool-called', message: 1n, tool: 'list' });
+  t.deepEqual(statuses, [], 'nothing is shown while nothing is owed');
+  progress.setBusy(true);
+  progress.event({ type: 'turn-started', message: 2n, from: 'HOST' });
+  progress.event({ type: 'tool-called', message: 2n, tool: 'greet' });
+  progress.event({ type: 'tool-called', message: 2n, tool: 'greet' });
+  progress.event({ type: 'progress', message: 2n, text: 'Working on it…\ncalling math' });
+  progress.replyShown();
+  progress.event({ type: 'tool-called', message: 2n, tool: 'math' });
+  progress.event({ type: 'answered', message: 2n });
+  progress.event({ type: 'turn-done', message: 2n, messageId: 'm2' });
+  progress.setBusy(false);
+  t.deepEqual(statuses, [
+    'fae is thinking',
+    'fae is calling greet',
+    'fae is calling greet',
+    'fae: Working on it… calling math',
+    'fae is thinking',
+    'fae is calling math',
+    'fae is thinking',
+    undefined,
+  ]);
 });
 
 test('the command line: --root DIR, --root=DIR, --dialect, --verbose, and refusals', t => {
@@ -111,7 +124,7 @@ test('reachability: a server that never answers is given up on after the time li
   if (!result.ok) t.regex(result.paragraph, /: no answer within 0\.3 s\. To use another LLM/);
 });
 
-test('unanswered messages: counted from the send, matched by replyTo, and given up on after silence', async t => {
+test('unanswered messages: counted from the send, finished by messageId, and given up on after silence', async t => {
   let clock = 0;
   const changes: boolean[] = [];
   const pending = makePendingAnswers({ now: () => clock, pollMs: 5, onBusyChange: busy => changes.push(busy) });
@@ -119,10 +132,9 @@ test('unanswered messages: counted from the send, matched by replyTo, and given 
   pending.sending();
   t.true(pending.busy());
   pending.ownCopy('m1');
-  t.false(pending.incoming(undefined), 'a message that is not a reply answers nothing');
-  t.false(pending.incoming('other'));
+  pending.done('other');
   t.true(pending.busy());
-  t.true(pending.incoming('m1'));
+  pending.done('m1');
   t.false(pending.busy());
   t.is(await pending.whenSettled(1000), 'answered');
 
@@ -180,7 +192,7 @@ test('reachability: an Ollama URL whose /api/tags is 404 is not an Ollama server
   }
 });
 
-test("unanswered messages: fae's own \"done\" settles a message it did not reply to, in either order", async t => {
+test("unanswered messages: fae's turn-done settles a message, before or after the host's own copy", async t => {
   const changes: boolean[] = [];
   const pending = makePendingAnswers({ pollMs: 5, onBusyChange: busy => changes.push(busy) });
   pending.sending();
@@ -195,6 +207,4 @@ test("unanswered messages: fae's own \"done\" settles a message it did not reply
   pending.ownCopy('m2');
   t.false(pending.busy());
   t.deepEqual(changes, [true, false, true, false]);
-  t.is(fieldText(parseAgentLine('[fae] message-done message=2 messageId="a b"')!, 'messageId'), 'a b');
-  t.is(fieldText(parseAgentLine('[fae] message-done message=2 messageId=abc')!, 'messageId'), 'abc');
 });

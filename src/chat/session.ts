@@ -5,14 +5,16 @@
 // filesystem tool caplets go in the host's inventory, the guest `fae` gets
 // powers `profile-for-fae`, and the caplet `controller-for-fae` runs the
 // built dist/agent.js through makeUnconfined with the user's LAL_*/FAE_*
-// settings as env. Then it follows the host's inbox and hands every message
-// from fae to the screen.
+// settings as env. Then it follows the host's inbox, handing every message
+// from fae to the screen, and the running fae's events (fae-follower.ts),
+// following the new fae's after /reset.
 import { E } from '@endo/far';
 import { makeLocalDaemon } from '../local-daemon/index.js';
 import { makeDaemonAdapter } from '../daemon/adapter.js';
 import { type Dialect, formulaIdOf } from '../daemon/dialect.js';
 import { messageText } from '../daemon/message-format.js';
 import type { MessageRecord } from '../daemon/endo-types.js';
+import { followFaeEvents, type FaeEvent, type FaeFollower } from './fae-follower.js';
 import {
   EXAMPLE_TOOLS,
   FAE_AGENT_NAME,
@@ -56,7 +58,11 @@ export interface SessionOptions {
   readonly root: string;
   readonly pending: PendingAnswers;
   /** A message from fae (or anyone but the user) arrived. */
-  readonly onMail: (mail: MailView, answersUser: boolean) => void;
+  readonly onMail: (mail: MailView) => void;
+  /** One of the running fae's events. */
+  readonly onFaeEvent: (event: FaeEvent) => void;
+  /** A new fae has started (after reset), or its events ended: its status() may have news. */
+  readonly onFaeNews?: () => void;
   /** The inbox could not be followed any more (other than at stop). */
   readonly onFollowError?: (error: unknown) => void;
 }
@@ -71,6 +77,8 @@ export const startChatSession = async ({
   root,
   pending,
   onMail,
+  onFaeEvent,
+  onFaeNews = () => {},
   onFollowError = () => {},
 }: SessionOptions) => {
   const daemon = makeLocalDaemon({ dialect });
@@ -88,7 +96,22 @@ export const startChatSession = async ({
   await provideFae(host, config, [], state);
   // Held, not looked up again: a lookup of a cancelled caplet's name
   // would make it anew.
-  let controller: Far | undefined = await E(host).lookup(FAE_CONTROLLER_NAME);
+  let controller: Far | undefined;
+  let events: FaeFollower | undefined;
+  /** Takes the fae now running (started: startFae waits for that) as the one to follow. */
+  const followFae = async () => {
+    const current: Far = await E(host).lookup(FAE_CONTROLLER_NAME);
+    controller = current;
+    events = followFaeEvents(current, { onEvent: onFaeEvent, onEnd: () => onFaeNews() });
+  };
+  /** Stops following the fae about to be replaced or stopped. */
+  const unfollowFae = async () => {
+    controller = undefined;
+    const following = events;
+    events = undefined;
+    await following?.stop();
+  };
+  await followFae();
 
   // The host's own adapter: the daemon's generation stays behind it.
   const [hostDaemon, faeId] = (await Promise.all([
@@ -123,8 +146,7 @@ export const startChatSession = async ({
         if (formulaIdOf(record.to) === faeId && record.messageId !== undefined) pending.ownCopy(record.messageId);
         continue;
       }
-      const answersUser = pending.incoming(record.replyTo);
-      onMail(await view(record), answersUser);
+      onMail(await view(record));
     }
   };
   follow().catch(error => {
@@ -188,7 +210,7 @@ export const startChatSession = async ({
      * made from dist/agent.js. fae's directory, with its adopted tools, stays.
      */
     reset: async () => {
-      controller = undefined;
+      await unfollowFae();
       // Unpinned before it is cancelled, as setup-replace does: a pinned
       // fae that is cancelled is revived.
       await retireFae(host, await inspectHost(host));
@@ -197,7 +219,8 @@ export const startChatSession = async ({
       await E(host).remove(FAE_AGENT_NAME, CONVERSATIONS_DIRECTORY).catch(() => {});
       pending.clear();
       await startFae(host, config, names);
-      controller = await E(host).lookup(FAE_CONTROLLER_NAME);
+      await followFae();
+      onFaeNews();
     },
 
     /** What the running fae says of itself; undefined while it is being replaced or stopped. */
@@ -211,7 +234,7 @@ export const startChatSession = async ({
     /** Cancels fae through its context, then stops the daemon. */
     stop: async () => {
       stopping = true;
-      controller = undefined;
+      await unfollowFae();
       await E(host).cancel(FAE_CONTROLLER_NAME).catch(() => {});
       await daemon.stop();
     },
