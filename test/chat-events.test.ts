@@ -15,6 +15,7 @@ import { startChatSession } from '../src/chat/session.js';
 import { makeProgress } from '../src/chat/progress.js';
 import { makePendingAnswers } from '../src/chat/pending.js';
 import { watchFaeEvents } from '../src/chat/fae-follower.js';
+import { showRevision } from '../src/chat/mail-feed.js';
 
 /** Bound on waiting for fae's answers: generous, as on a busy machine. */
 const QUIET_MS = 30_000;
@@ -45,10 +46,7 @@ test("with fae's log lines hidden entirely, the status line shows its tool calls
     config: settings.setup,
     root: settings.root,
     pending,
-    onMail: mail => {
-      progress.replyShown();
-      transcript.push(`${mail.from}: ${mail.text}`);
-    },
+    onMail: showRevision({ screen: { mail: (from, text) => transcript.push(`${from}: ${text}`) }, progress, pending }),
     onFaeEvent: watchFaeEvents({ progress, pending, resync: () => {} }),
   });
   t.teardown(() => session.stop());

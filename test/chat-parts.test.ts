@@ -1,12 +1,13 @@
 // The chat's parts that need no child process: reading typed lines, the
 // command line, the reachability check against real loopback sockets, the
-// bookkeeping of unanswered messages, and the status line fed by fae's
-// events.
+// bookkeeping of unanswered messages, the status line fed by fae's events,
+// and how revisions of a message are shown.
 import test from 'ava';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { parseLine, resolveToolName } from '../src/chat/commands.js';
 import { makeProgress } from '../src/chat/progress.js';
+import { makeRevisions } from '../src/chat/mail-feed.js';
 import { describeInbox } from '../src/chat/inbox-view.js';
 import type { MailView } from '../src/chat/session.js';
 import { DEFAULT_CHAT_DIALECT, parseChatOptions } from '../src/chat/options.js';
@@ -49,6 +50,7 @@ test("the status line follows fae's events while something is unanswered", t => 
   progress.event({ type: 'tool-called', message: 2n, tool: 'greet' });
   progress.event({ type: 'tool-called', message: 2n, tool: 'greet' });
   progress.event({ type: 'progress', message: 2n, text: 'Working on it…\ncalling math' });
+  progress.unfinishedReply('Working on it… calling greet');
   progress.replyShown();
   progress.event({ type: 'tool-called', message: 2n, tool: 'math' });
   progress.event({ type: 'answered', message: 2n });
@@ -59,11 +61,32 @@ test("the status line follows fae's events while something is unanswered", t => 
     'fae is calling greet',
     'fae is calling greet',
     'fae: Working on it… calling math',
+    'fae: Working on it… calling greet',
     'fae is thinking',
     'fae is calling math',
     'fae is thinking',
     undefined,
   ]);
+});
+
+test('revisions: a repeat is skipped, an unfinished one is progress, its finished one the answer, a later one an edit', t => {
+  const { show } = makeRevisions();
+  const at = (second: number) => `2026-08-01T10:00:${String(second).padStart(2, '0')}.000Z`;
+  t.is(show({ number: 4n, date: at(0), done: true }, 'Fae agent ready.'), 'mail');
+  t.is(show({ number: 4n, date: at(0), done: true }, 'Fae agent ready.'), 'skip', 'the replay and the live feed both hold it');
+
+  t.is(show({ number: 6n, date: at(1), done: true }, 'Working on it…'), 'mail', 'a placeholder arrives done');
+  t.is(show({ number: 6n, date: at(2), done: false }, 'Working on it… calling greet'), 'progress');
+  t.is(show({ number: 6n, date: at(3), done: false }, 'Working on it… calling math'), 'progress');
+  t.is(show({ number: 6n, date: at(2), done: false }, 'Working on it… calling greet'), 'skip', 'an older revision, late');
+  t.is(show({ number: 6n, date: at(4), done: true }, 'Bonjour, Ada!'), 'mail', 'the answer is printed plainly');
+  t.is(show({ number: 6n, date: at(4), done: true }, 'Bonjour, Ada!'), 'skip', 'and once');
+  t.is(show({ number: 6n, date: at(5), done: true }, 'Bonjour, Ada !'), 'edited');
+  t.is(show({ number: 6n, date: at(6), done: false }, 'Looking again…'), 'progress');
+  t.is(show({ number: 6n, date: at(7), done: true }, 'Bonjour, Ada.'), 'edited', 'an answer was printed before');
+
+  t.is(show({ number: 8n, date: at(8), done: false }, 'Working on it…'), 'progress', 'first seen unfinished');
+  t.is(show({ number: 8n, date: at(9), done: true }, 'Done.'), 'mail');
 });
 
 test('the command line: --root DIR, --root=DIR, --dialect, --verbose, and refusals', t => {

@@ -26,6 +26,7 @@ import { installQuietConsole } from './quiet-console.js';
 import { makeProgress } from './progress.js';
 import { makePendingAnswers } from './pending.js';
 import { watchFaeEvents } from './fae-follower.js';
+import { showRevision } from './mail-feed.js';
 import { makeScreen } from './screen.js';
 import { startChatSession, type ChatSession } from './session.js';
 import { runLine } from './commands.js';
@@ -114,11 +115,7 @@ const runChat = async (args: readonly string[], env: Env): Promise<number> => {
       config: settings.setup,
       root: settings.root,
       pending,
-      onMail: mail => {
-        pending.activity();
-        progress.replyShown();
-        screen.mail(mail.from, mail.text);
-      },
+      onMail: showRevision({ screen, progress, pending }),
       // After a gap in the events, fae's status says whether it still runs.
       onFaeEvent: watchFaeEvents({ progress, pending, resync: checkFaeAlive }),
       onFaeNews: checkFaeAlive,

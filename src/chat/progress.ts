@@ -1,11 +1,12 @@
-// The status line's text, from fae's events (fae-follower.ts): while some
-// message of the user's is unanswered, whatever fae did last — "fae is
-// calling greet", or "fae: Working on it… calling greet" — else "fae is
-// thinking".
+// The status line's text, from fae's events (fae-follower.ts) and from
+// the unfinished revisions of its replies (an August progress reply that
+// fae edits as the turn goes): while some message of the user's is
+// unanswered, whatever fae did last — "fae is calling greet", or
+// "fae: Working on it… calling greet" — else "fae is thinking".
 import type { FaeEvent } from '../agent/fae-events.js';
 
 const THINKING = 'fae is thinking';
-/** fae's words on the status line: one line, and not the whole of a long text. */
+/** A reply's text on the status line: one line, and not the whole of a long one. */
 const STATUS_CHARS = 100;
 
 const oneLine = (text: string) => {
@@ -53,6 +54,8 @@ export const makeProgress = (onChange: (status: string | undefined) => void) => 
         set(undefined);
       }
     },
+    /** A reply fae is still editing: its text stands for what fae does now. */
+    unfinishedReply: (text: string) => set(`fae: ${oneLine(text)}`),
     /** A message from fae was printed: whatever it said it was doing is over. */
     replyShown: () => set(undefined),
   });

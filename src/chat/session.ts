@@ -6,14 +6,15 @@
 // powers `profile-for-fae`, and the caplet `controller-for-fae` runs the
 // built dist/agent.js through makeUnconfined with the user's LAL_*/FAE_*
 // settings as env. Then it follows the host's inbox, handing every message
-// from fae to the screen, and the running fae's events (fae-follower.ts),
-// following the new fae's after /reset.
+// from fae to the screen (mail-feed.ts), and the running fae's events
+// (fae-follower.ts), following the new fae's after /reset.
 import { E } from '@endo/far';
 import { makeLocalDaemon } from '../local-daemon/index.js';
 import { makeDaemonAdapter } from '../daemon/adapter.js';
 import { type Dialect, formulaIdOf } from '../daemon/dialect.js';
 import { messageText } from '../daemon/message-format.js';
 import type { MessageRecord } from '../daemon/endo-types.js';
+import { followMail, type Shown } from './mail-feed.js';
 import { followFaeEvents, type FaeEvent, type FaeFollower } from './fae-follower.js';
 import {
   EXAMPLE_TOOLS,
@@ -57,8 +58,12 @@ export interface SessionOptions {
   /** The filesystem tools' root (FAE_CWD for their caplets). */
   readonly root: string;
   readonly pending: PendingAnswers;
-  /** A message from fae (or anyone but the user) arrived. */
-  readonly onMail: (mail: MailView) => void;
+  /**
+   * A message from fae (or anyone but the user) arrived or was edited:
+   * 'mail' to print, 'edited' to print as an edit of one printed before,
+   * 'progress' for a revision still being written (not for the transcript).
+   */
+  readonly onMail: (mail: MailView, shown: Exclude<Shown, 'skip'>) => void;
   /** One of the running fae's events. */
   readonly onFaeEvent: (event: FaeEvent) => void;
   /** A new fae has started (after reset), or its events ended: its status() may have news. */
@@ -134,22 +139,12 @@ export const startChatSession = async ({
     return harden({ number: record.number, from, to, text: messageText(record) });
   };
 
-  const follow = async () => {
-    // The replay and the live feed may both deliver a message.
-    const seen = new Set<bigint>();
-    const inbox = hostDaemon.followMessages();
-    // One at a time: messages are printed in the order they arrived.
-    for await (const record of inbox) {
-      if (seen.has(record.number)) continue;
-      seen.add(record.number);
-      if (hostDaemon.isOwnMessage(record)) {
-        if (formulaIdOf(record.to) === faeId && record.messageId !== undefined) pending.ownCopy(record.messageId);
-        continue;
-      }
-      onMail(await view(record));
-    }
-  };
-  follow().catch(error => {
+  followMail(hostDaemon, {
+    onOwn: record => {
+      if (formulaIdOf(record.to) === faeId && record.messageId !== undefined) pending.ownCopy(record.messageId);
+    },
+    onRevision: async (record, shown) => onMail(await view(record), shown),
+  }).catch(error => {
     if (!stopping) onFollowError(error);
   });
 
