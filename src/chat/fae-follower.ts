@@ -2,9 +2,10 @@
 // exo's followEvents(), src/agent/fae-events.ts), never from its log
 // lines: those are for --verbose only, and their wording may change.
 //
-// followFaeEvents reads one fae's events; watchFaeEvents says what each
-// event means to the chat: the status line, and which of the user's
-// messages fae is done with.
+// followFaeEvents reads one fae's events; followRunningFae keeps
+// following whichever fae runs now (/reset replaces it); watchFaeEvents
+// says what each event means to the chat: the status line, and which of
+// the user's messages fae is done with.
 import { E } from '@endo/far';
 import type { FaeEvent } from '../agent/fae-events.js';
 import type { PendingAnswers } from './pending.js';
@@ -61,6 +62,33 @@ export const followFaeEvents = (controller: Far, { onEvent, onEnd = () => {} }: 
 };
 harden(followFaeEvents);
 export type FaeFollower = ReturnType<typeof followFaeEvents>;
+
+/**
+ * The running fae, and its events: follow() takes the controller `lookup`
+ * gives now, unfollow() lets it go before it is replaced or stopped.
+ * Held, not looked up again: a lookup of a cancelled caplet's name would
+ * make it anew.
+ */
+export const followRunningFae = (lookup: () => Promise<Far>, handlers: FaeFollowerHandlers) => {
+  let controller: Far | undefined;
+  let events: FaeFollower | undefined;
+  return harden({
+    follow: async () => {
+      const current: Far = await lookup();
+      controller = current;
+      events = followFaeEvents(current, handlers);
+    },
+    unfollow: async () => {
+      controller = undefined;
+      const following = events;
+      events = undefined;
+      await following?.stop();
+    },
+    /** The controller followed now; undefined between unfollow() and follow(). */
+    controller: (): Far | undefined => controller,
+  });
+};
+harden(followRunningFae);
 
 export interface WatchOptions {
   readonly progress: Progress;

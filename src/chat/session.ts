@@ -15,7 +15,7 @@ import { type Dialect, formulaIdOf } from '../daemon/dialect.js';
 import { messageText } from '../daemon/message-format.js';
 import type { MessageRecord } from '../daemon/endo-types.js';
 import { followMail, type Shown } from './mail-feed.js';
-import { followFaeEvents, type FaeEvent, type FaeFollower } from './fae-follower.js';
+import { followRunningFae, type FaeEvent } from './fae-follower.js';
 import {
   EXAMPLE_TOOLS,
   FAE_AGENT_NAME,
@@ -99,24 +99,12 @@ export const startChatSession = async ({
     provideToolCaplets(host, FS_TOOLS, harden({ FAE_CWD: root }), state),
   ]);
   await provideFae(host, config, [], state);
-  // Held, not looked up again: a lookup of a cancelled caplet's name
-  // would make it anew.
-  let controller: Far | undefined;
-  let events: FaeFollower | undefined;
-  /** Takes the fae now running (started: startFae waits for that) as the one to follow. */
-  const followFae = async () => {
-    const current: Far = await E(host).lookup(FAE_CONTROLLER_NAME);
-    controller = current;
-    events = followFaeEvents(current, { onEvent: onFaeEvent, onEnd: () => onFaeNews() });
-  };
-  /** Stops following the fae about to be replaced or stopped. */
-  const unfollowFae = async () => {
-    controller = undefined;
-    const following = events;
-    events = undefined;
-    await following?.stop();
-  };
-  await followFae();
+  // Followed once started (startFae waits for that), until it is replaced or stopped.
+  const fae = followRunningFae(() => E(host).lookup(FAE_CONTROLLER_NAME), {
+    onEvent: onFaeEvent,
+    onEnd: () => onFaeNews(),
+  });
+  await fae.follow();
 
   // The host's own adapter: the daemon's generation stays behind it.
   const [hostDaemon, faeId] = (await Promise.all([
@@ -205,7 +193,7 @@ export const startChatSession = async ({
      * made from dist/agent.js. fae's directory, with its adopted tools, stays.
      */
     reset: async () => {
-      await unfollowFae();
+      await fae.unfollow();
       // Unpinned before it is cancelled, as setup-replace does: a pinned
       // fae that is cancelled is revived.
       await retireFae(host, await inspectHost(host));
@@ -214,22 +202,22 @@ export const startChatSession = async ({
       await E(host).remove(FAE_AGENT_NAME, CONVERSATIONS_DIRECTORY).catch(() => {});
       pending.clear();
       await startFae(host, config, names);
-      await followFae();
+      await fae.follow();
       onFaeNews();
     },
 
     /** What the running fae says of itself; undefined while it is being replaced or stopped. */
     faeStatus: async () => {
-      const current = controller;
+      const current = fae.controller();
       if (current === undefined || stopping) return undefined;
       const status = (await E(current).status()) as { readonly state: string; readonly lastError: string };
-      return current === controller ? status : undefined;
+      return current === fae.controller() ? status : undefined;
     },
 
     /** Cancels fae through its context, then stops the daemon. */
     stop: async () => {
       stopping = true;
-      await unfollowFae();
+      await fae.unfollow();
       await E(host).cancel(FAE_CONTROLLER_NAME).catch(() => {});
       await daemon.stop();
     },
