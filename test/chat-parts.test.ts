@@ -1,11 +1,13 @@
-// The chat's parts that need no child process: reading typed lines and
-// fae's log lines, the command line, the reachability check against real
-// loopback sockets, and the bookkeeping of unanswered messages.
+// The chat's parts that need no child process: reading typed lines, the
+// command line, the reachability check against real loopback sockets, the
+// bookkeeping of unanswered messages, the status line fed by fae's events,
+// and how revisions of a message are shown.
 import test from 'ava';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { parseLine, resolveToolName } from '../src/chat/commands.js';
-import { fieldText, parseAgentLine } from '../src/chat/progress.js';
+import { makeProgress } from '../src/chat/progress.js';
+import { makeRevisions } from '../src/chat/mail-feed.js';
 import { describeInbox } from '../src/chat/inbox-view.js';
 import type { MailView } from '../src/chat/session.js';
 import { DEFAULT_CHAT_DIALECT, parseChatOptions } from '../src/chat/options.js';
@@ -38,19 +40,53 @@ test('/give accepts a pet name or its short form', t => {
   t.is(resolveToolName('hammer'), undefined);
 });
 
-test("fae's log lines are read by event name and bare fields; other lines are not", t => {
-  t.deepEqual(parseAgentLine('[fae] tool-called tool=greet message=3'), {
-    level: '',
-    name: 'tool-called',
-    fields: { tool: 'greet', message: '3' },
-  });
-  t.deepEqual(parseAgentLine('[fae] warning turn-failed message=2 error="cannot reach it"'), {
-    level: 'warning',
-    name: 'turn-failed',
-    fields: { message: '2', error: '"cannot reach it"' },
-  });
-  t.is(parseAgentLine('Temporary logging of sent error Error: Cancelled'), undefined);
-  t.is(parseAgentLine('[fae] '), undefined);
+test("the status line follows fae's events while something is unanswered", t => {
+  const statuses: (string | undefined)[] = [];
+  const progress = makeProgress(status => statuses.push(status));
+  progress.event({ type: 'tool-called', message: 1n, tool: 'list' });
+  t.deepEqual(statuses, [], 'nothing is shown while nothing is owed');
+  progress.setBusy(true);
+  progress.event({ type: 'turn-started', message: 2n, from: 'HOST' });
+  progress.event({ type: 'tool-called', message: 2n, tool: 'greet' });
+  progress.event({ type: 'tool-called', message: 2n, tool: 'greet' });
+  progress.event({ type: 'progress', message: 2n, text: 'Working on it…\ncalling math' });
+  progress.unfinishedReply('Working on it… calling greet');
+  progress.replyShown();
+  progress.event({ type: 'tool-called', message: 2n, tool: 'math' });
+  progress.event({ type: 'answered', message: 2n });
+  progress.event({ type: 'turn-done', message: 2n, messageId: 'm2' });
+  progress.setBusy(false);
+  t.deepEqual(statuses, [
+    'fae is thinking',
+    'fae is calling greet',
+    'fae is calling greet',
+    'fae: Working on it… calling math',
+    'fae: Working on it… calling greet',
+    'fae is thinking',
+    'fae is calling math',
+    'fae is thinking',
+    undefined,
+  ]);
+});
+
+test('revisions: a repeat is skipped, an unfinished one is progress, its finished one the answer, a later one an edit', t => {
+  const { show } = makeRevisions();
+  const at = (second: number) => `2026-08-01T10:00:${String(second).padStart(2, '0')}.000Z`;
+  t.is(show({ number: 4n, date: at(0), done: true }, 'Fae agent ready.'), 'mail');
+  t.is(show({ number: 4n, date: at(0), done: true }, 'Fae agent ready.'), 'skip', 'the replay and the live feed both hold it');
+
+  t.is(show({ number: 6n, date: at(1), done: true }, 'Working on it…'), 'mail', 'a placeholder arrives done');
+  t.is(show({ number: 6n, date: at(2), done: false }, 'Working on it… calling greet'), 'progress');
+  t.is(show({ number: 6n, date: at(3), done: false }, 'Working on it… calling math'), 'progress');
+  t.is(show({ number: 6n, date: at(2), done: false }, 'Working on it… calling greet'), 'skip', 'an older revision, late');
+  t.is(show({ number: 6n, date: at(4), done: true }, 'Bonjour, Ada!'), 'mail', 'the answer is printed plainly');
+  t.is(show({ number: 6n, date: at(4), done: true }, 'Bonjour, Ada!'), 'skip', 'and once');
+  t.is(show({ number: 6n, date: at(5), done: true }, 'Bonjour, Ada !'), 'edited');
+  t.is(show({ number: 6n, date: at(6), done: false }, 'Looking again…'), 'progress');
+  t.is(show({ number: 6n, date: at(7), done: true }, 'Bonjour, Ada.'), 'edited', 'an answer was printed before');
+
+  t.is(show({ number: 8n, date: at(8), done: false }, 'Working on it…'), 'progress', 'first seen unfinished');
+  t.is(show({ number: 8n, date: at(9), done: true }, 'Done.'), 'mail');
 });
 
 test('the command line: --root DIR, --root=DIR, --dialect, --verbose, and refusals', t => {
@@ -111,7 +147,7 @@ test('reachability: a server that never answers is given up on after the time li
   if (!result.ok) t.regex(result.paragraph, /: no answer within 0\.3 s\. To use another LLM/);
 });
 
-test('unanswered messages: counted from the send, matched by replyTo, and given up on after silence', async t => {
+test('unanswered messages: counted from the send, finished by messageId, and given up on after silence', async t => {
   let clock = 0;
   const changes: boolean[] = [];
   const pending = makePendingAnswers({ now: () => clock, pollMs: 5, onBusyChange: busy => changes.push(busy) });
@@ -119,10 +155,9 @@ test('unanswered messages: counted from the send, matched by replyTo, and given 
   pending.sending();
   t.true(pending.busy());
   pending.ownCopy('m1');
-  t.false(pending.incoming(undefined), 'a message that is not a reply answers nothing');
-  t.false(pending.incoming('other'));
+  pending.done('other');
   t.true(pending.busy());
-  t.true(pending.incoming('m1'));
+  pending.done('m1');
   t.false(pending.busy());
   t.is(await pending.whenSettled(1000), 'answered');
 
@@ -180,7 +215,7 @@ test('reachability: an Ollama URL whose /api/tags is 404 is not an Ollama server
   }
 });
 
-test("unanswered messages: fae's own \"done\" settles a message it did not reply to, in either order", async t => {
+test("unanswered messages: fae's turn-done settles a message, before or after the host's own copy", async t => {
   const changes: boolean[] = [];
   const pending = makePendingAnswers({ pollMs: 5, onBusyChange: busy => changes.push(busy) });
   pending.sending();
@@ -195,6 +230,4 @@ test("unanswered messages: fae's own \"done\" settles a message it did not reply
   pending.ownCopy('m2');
   t.false(pending.busy());
   t.deepEqual(changes, [true, false, true, false]);
-  t.is(fieldText(parseAgentLine('[fae] message-done message=2 messageId="a b"')!, 'messageId'), 'a b');
-  t.is(fieldText(parseAgentLine('[fae] message-done message=2 messageId=abc')!, 'messageId'), 'abc');
 });

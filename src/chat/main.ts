@@ -23,8 +23,10 @@ import { quietBound, readSettings, type Settings } from './settings.js';
 import { parseChatOptions, USAGE, type ChatOptions } from './options.js';
 import { checkLlmReachable } from './reachability.js';
 import { installQuietConsole } from './quiet-console.js';
-import { fieldText, makeProgress, parseAgentLine, type AgentLogLine } from './progress.js';
+import { makeProgress } from './progress.js';
 import { makePendingAnswers } from './pending.js';
+import { watchFaeEvents } from './fae-follower.js';
+import { showRevision } from './mail-feed.js';
 import { makeScreen } from './screen.js';
 import { startChatSession, type ChatSession } from './session.js';
 import { runLine } from './commands.js';
@@ -97,19 +99,9 @@ const runChat = async (args: readonly string[], env: Env): Promise<number> => {
       })
       .catch(() => {});
   };
-  const onAgentLine = (line: AgentLogLine) => {
-    pending.activity();
-    progress.agentLine(line);
-    // The status line follows fae: a turn that ended owes no answer, reply or not.
-    const doneWith = line.name === 'message-done' ? fieldText(line, 'messageId') : undefined;
-    if (doneWith !== undefined) pending.done(doneWith);
-    if (line.name === 'stopped' || (line.level === 'warning' && line.name === 'failed')) checkFaeAlive();
-  };
-  const restoreConsole = installQuietConsole(line => {
-    const agentLine = parseAgentLine(line);
-    if (agentLine !== undefined) onAgentLine(agentLine);
-    screen.log(line);
-  });
+  // fae's log lines are only shown (with --verbose): what the chat knows
+  // of fae comes from its events and its mail.
+  const restoreConsole = installQuietConsole(line => screen.log(line));
 
   // Ctrl-C before the chat is up: nothing to wind down but the daemon.
   let interruptedEarly = false;
@@ -123,10 +115,10 @@ const runChat = async (args: readonly string[], env: Env): Promise<number> => {
       config: settings.setup,
       root: settings.root,
       pending,
-      onMail: (mail, answersUser) => {
-        if (answersUser) progress.answered();
-        screen.mail(mail.from, mail.text);
-      },
+      onMail: showRevision({ screen, progress, pending }),
+      // After a gap in the events, fae's status says whether it still runs.
+      onFaeEvent: watchFaeEvents({ progress, pending, resync: checkFaeAlive }),
+      onFaeNews: checkFaeAlive,
       onFollowError: error => screen.error(`Your inbox can no longer be followed: ${describeError(error)}`),
     });
   } catch (error) {
@@ -136,6 +128,8 @@ const runChat = async (args: readonly string[], env: Env): Promise<number> => {
     process.removeListener('SIGINT', onEarlySignal);
   }
   const chat = session;
+  // fae's first start is over (provisioning waits for it): did it fail?
+  checkFaeAlive();
 
   const input = readline.createInterface({
     input: process.stdin,

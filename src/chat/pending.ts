@@ -1,14 +1,15 @@
-// Which of the user's messages fae has not answered yet. A message counts
-// as answered when fae's reply to it (a package whose replyTo is its
-// messageId) reaches the host; fae delivers a plain-text answer that way,
-// and so do its apologies for failed turns. The host learns a sent
-// message's id from its own copy in its inbox, so a send is "expected"
-// from the moment it starts until that copy is seen.
+// Which of the user's messages fae has not finished with yet. A message
+// is finished when fae says its turn is done (its `turn-done` event,
+// fae-follower.ts), whether the turn ended with an answer, a notice, or a
+// send: a reply alone does not finish it, since fae may first reply that
+// it is working on it. The event names the message by its messageId, and
+// the host learns a sent message's id from its own copy in its inbox, so
+// a send is "expected" from the moment it starts until that copy is seen.
 //
-// When input ends, the chat waits until everything is answered, or fae has
+// When input ends, the chat waits until everything is finished, or fae has
 // stopped, or nothing at all has happened for `quietMs` (fae's own timeouts
 // bound every model call and tool call, so silence that long means no
-// answer is coming: fae dismissed a message without answering, say).
+// answer is coming: events were lost, say).
 export type Settled = 'answered' | 'stopped' | 'silent';
 
 export interface PendingOptions {
@@ -26,7 +27,7 @@ export const makePendingAnswers = ({
 }: PendingOptions = {}) => {
   let expectedCopies = 0;
   const unanswered = new Set<string>();
-  // Messages fae said it was done with before the host saw its own copy.
+  // Messages fae was done with before the host saw its own copy.
   const doneEarly = new Set<string>();
   let lastActivity = now();
   let stopped = false;
@@ -65,21 +66,14 @@ export const makePendingAnswers = ({
       changed();
     },
     /**
-     * fae finished with a message (its "message-done" log line), whether
-     * or not it replied: a turn that ends by send, or whose answer could
-     * not be delivered, owes nothing more.
+     * fae's turn for a message is over (its `turn-done` event): a turn that
+     * ends by send, or whose answer could not be delivered, owes nothing more.
      */
     done: (messageId: string) => {
       if (!unanswered.delete(messageId) && expectedCopies > 0) doneEarly.add(messageId);
       changed();
     },
-    /** A message from fae; true if it answers one of the user's messages. */
-    incoming: (replyTo: string | undefined) => {
-      const answers = replyTo !== undefined && unanswered.delete(replyTo);
-      changed();
-      return answers;
-    },
-    /** Anything fae did (a log line): it is still working. */
+    /** Anything fae did (an event, a message): it is still working. */
     activity: () => {
       lastActivity = now();
     },
@@ -96,7 +90,7 @@ export const makePendingAnswers = ({
       stopped = false;
       changed();
     },
-    /** Resolves once every message is answered, fae stopped, or it was quiet for quietMs. */
+    /** Resolves once every message is finished, fae stopped, or it was quiet for quietMs. */
     whenSettled: (quietMs: number): Promise<Settled> =>
       new Promise<Settled>(resolve => {
         const check = () => {

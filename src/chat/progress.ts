@@ -1,86 +1,63 @@
-// What fae is doing, read from its own log lines ("[fae] tool-called
-// tool=greet message=3", src/log.ts), for the status line. Only the event
-// name and bare field values are read; anything unrecognised is ignored.
+// The status line's text, from fae's events (fae-follower.ts) and from
+// the unfinished revisions of its replies (an August progress reply that
+// fae edits as the turn goes): while some message of the user's is
+// unanswered, whatever fae did last — "fae is calling greet", or
+// "fae: Working on it… calling greet" — else "fae is thinking".
+import type { FaeEvent } from '../agent/fae-events.js';
 
-export interface AgentLogLine {
-  /** '' for an event, 'warning' or 'debug'. */
-  readonly level: '' | 'warning' | 'debug';
-  readonly name: string;
-  /** Field values as written: bare words, or JSON-quoted text left quoted. */
-  readonly fields: Readonly<Record<string, string>>;
-}
+const THINKING = 'fae is thinking';
+/** A reply's text on the status line: one line, and not the whole of a long one. */
+const STATUS_CHARS = 100;
 
-const PREFIX = '[fae] ';
-const FIELD = /(\w+)=("(?:[^"\\]|\\.)*"?|\S+)/g;
-
-/** Parses one "[fae] …" line; undefined for any other line. */
-export const parseAgentLine = (line: string): AgentLogLine | undefined => {
-  if (!line.startsWith(PREFIX)) return undefined;
-  const rest = line.slice(PREFIX.length);
-  const [first = '', second = ''] = rest.split(' ', 2);
-  const level = first === 'warning' || first === 'debug' ? first : '';
-  const name = level === '' ? first : second;
-  if (name === '') return undefined;
-  const fieldText = rest.slice(level === '' ? first.length : first.length + 1 + second.length);
-  const fields: Record<string, string> = {};
-  for (const [, key, value] of fieldText.matchAll(FIELD)) fields[key] = value;
-  return harden({ level, name, fields });
+const oneLine = (text: string) => {
+  const line = text.replace(/\s+/g, ' ').trim();
+  return line.length > STATUS_CHARS ? `${line.slice(0, STATUS_CHARS - 1)}…` : line;
 };
-harden(parseAgentLine);
 
-/** A field's value as text: a JSON-quoted value unquoted, undefined when absent. */
-export const fieldText = (line: AgentLogLine, key: string): string | undefined => {
-  const value = line.fields[key];
-  if (value === undefined || !value.startsWith('"')) return value;
-  try {
-    return String(JSON.parse(value));
-  } catch {
-    return value.slice(1);
-  }
-};
-harden(fieldText);
-
-/**
- * The status line's text: undefined while fae has nothing to answer,
- * otherwise what it is doing now.
- */
 export const makeProgress = (onChange: (status: string | undefined) => void) => {
   let busy = false;
-  let tool: string | undefined;
+  /** What fae did last, in words; undefined when it is back to thinking. */
+  let doing: string | undefined;
   let shown: string | undefined;
 
   const update = () => {
-    let status: string | undefined;
-    if (busy) status = tool === undefined ? 'fae is thinking' : `fae is calling ${tool}`;
+    const status = busy ? (doing ?? THINKING) : undefined;
     if (status !== shown) {
       shown = status;
       onChange(status);
     }
   };
+  const set = (text: string | undefined) => {
+    doing = text;
+    update();
+  };
 
   return harden({
     /** Whether any message typed by the user still waits for fae's answer. */
     setBusy: (value: boolean) => {
+      // Either way, what fae did before is not what it does now.
       busy = value;
-      if (!busy) tool = undefined;
+      doing = undefined;
       update();
     },
-    /** Feeds one of fae's log lines. */
-    agentLine: (line: AgentLogLine) => {
-      if (line.name === 'message-received' || line.name === 'reply-sent') {
-        tool = undefined;
-      } else if (line.name === 'tool-called' && line.fields.tool !== undefined) {
-        tool = line.fields.tool;
+    /** One of fae's events. */
+    event: (event: FaeEvent) => {
+      if (event.type === 'tool-called') {
         // Every call is news, even a second call of the same tool.
         shown = undefined;
+        set(`fae is calling ${event.tool}`);
+      } else if (event.type === 'progress') {
+        set(`fae: ${oneLine(event.text)}`);
+      } else if (event.type === 'turn-started' || event.type === 'answered' || event.type === 'missed') {
+        // A new turn, or an answer out: back to thinking about what remains.
+        // After a gap in the events nothing is known of what fae does now.
+        set(undefined);
       }
-      update();
     },
-    /** An answer arrived: fae is back to thinking about what remains. */
-    answered: () => {
-      tool = undefined;
-      update();
-    },
+    /** A reply fae is still editing: its text stands for what fae does now. */
+    unfinishedReply: (text: string) => set(`fae: ${oneLine(text)}`),
+    /** A message from fae was printed: whatever it said it was doing is over. */
+    replyShown: () => set(undefined),
   });
 };
 harden(makeProgress);

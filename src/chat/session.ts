@@ -5,14 +5,17 @@
 // filesystem tool caplets go in the host's inventory, the guest `fae` gets
 // powers `profile-for-fae`, and the caplet `controller-for-fae` runs the
 // built dist/agent.js through makeUnconfined with the user's LAL_*/FAE_*
-// settings as env. Then it follows the host's inbox and hands every message
-// from fae to the screen.
+// settings as env. Then it follows the host's inbox, handing every message
+// from fae to the screen (mail-feed.ts), and the running fae's events
+// (fae-follower.ts), following the new fae's after /reset.
 import { E } from '@endo/far';
 import { makeLocalDaemon } from '../local-daemon/index.js';
 import { makeDaemonAdapter } from '../daemon/adapter.js';
 import { type Dialect, formulaIdOf } from '../daemon/dialect.js';
 import { messageText } from '../daemon/message-format.js';
 import type { MessageRecord } from '../daemon/endo-types.js';
+import { followMail, type Shown } from './mail-feed.js';
+import { followRunningFae, type FaeEvent } from './fae-follower.js';
 import {
   EXAMPLE_TOOLS,
   FAE_AGENT_NAME,
@@ -55,8 +58,16 @@ export interface SessionOptions {
   /** The filesystem tools' root (FAE_CWD for their caplets). */
   readonly root: string;
   readonly pending: PendingAnswers;
-  /** A message from fae (or anyone but the user) arrived. */
-  readonly onMail: (mail: MailView, answersUser: boolean) => void;
+  /**
+   * A message from fae (or anyone but the user) arrived or was edited:
+   * 'mail' to print, 'edited' to print as an edit of one printed before,
+   * 'progress' for a revision still being written (not for the transcript).
+   */
+  readonly onMail: (mail: MailView, shown: Exclude<Shown, 'skip'>) => void;
+  /** One of the running fae's events. */
+  readonly onFaeEvent: (event: FaeEvent) => void;
+  /** A new fae has started (after reset), or its events ended: its status() may have news. */
+  readonly onFaeNews?: () => void;
   /** The inbox could not be followed any more (other than at stop). */
   readonly onFollowError?: (error: unknown) => void;
 }
@@ -71,6 +82,8 @@ export const startChatSession = async ({
   root,
   pending,
   onMail,
+  onFaeEvent,
+  onFaeNews = () => {},
   onFollowError = () => {},
 }: SessionOptions) => {
   const daemon = makeLocalDaemon({ dialect });
@@ -86,9 +99,12 @@ export const startChatSession = async ({
     provideToolCaplets(host, FS_TOOLS, harden({ FAE_CWD: root }), state),
   ]);
   await provideFae(host, config, [], state);
-  // Held, not looked up again: a lookup of a cancelled caplet's name
-  // would make it anew.
-  let controller: Far | undefined = await E(host).lookup(FAE_CONTROLLER_NAME);
+  // Followed once started (startFae waits for that), until it is replaced or stopped.
+  const fae = followRunningFae(() => E(host).lookup(FAE_CONTROLLER_NAME), {
+    onEvent: onFaeEvent,
+    onEnd: () => onFaeNews(),
+  });
+  await fae.follow();
 
   // The host's own adapter: the daemon's generation stays behind it.
   const [hostDaemon, faeId] = (await Promise.all([
@@ -111,23 +127,12 @@ export const startChatSession = async ({
     return harden({ number: record.number, from, to, text: messageText(record) });
   };
 
-  const follow = async () => {
-    // The replay and the live feed may both deliver a message.
-    const seen = new Set<bigint>();
-    const inbox = hostDaemon.followMessages();
-    // One at a time: messages are printed in the order they arrived.
-    for await (const record of inbox) {
-      if (seen.has(record.number)) continue;
-      seen.add(record.number);
-      if (hostDaemon.isOwnMessage(record)) {
-        if (formulaIdOf(record.to) === faeId && record.messageId !== undefined) pending.ownCopy(record.messageId);
-        continue;
-      }
-      const answersUser = pending.incoming(record.replyTo);
-      onMail(await view(record), answersUser);
-    }
-  };
-  follow().catch(error => {
+  followMail(hostDaemon, {
+    onOwn: record => {
+      if (formulaIdOf(record.to) === faeId && record.messageId !== undefined) pending.ownCopy(record.messageId);
+    },
+    onRevision: async (record, shown) => onMail(await view(record), shown),
+  }).catch(error => {
     if (!stopping) onFollowError(error);
   });
 
@@ -188,7 +193,7 @@ export const startChatSession = async ({
      * made from dist/agent.js. fae's directory, with its adopted tools, stays.
      */
     reset: async () => {
-      controller = undefined;
+      await fae.unfollow();
       // Unpinned before it is cancelled, as setup-replace does: a pinned
       // fae that is cancelled is revived.
       await retireFae(host, await inspectHost(host));
@@ -197,21 +202,22 @@ export const startChatSession = async ({
       await E(host).remove(FAE_AGENT_NAME, CONVERSATIONS_DIRECTORY).catch(() => {});
       pending.clear();
       await startFae(host, config, names);
-      controller = await E(host).lookup(FAE_CONTROLLER_NAME);
+      await fae.follow();
+      onFaeNews();
     },
 
     /** What the running fae says of itself; undefined while it is being replaced or stopped. */
     faeStatus: async () => {
-      const current = controller;
+      const current = fae.controller();
       if (current === undefined || stopping) return undefined;
       const status = (await E(current).status()) as { readonly state: string; readonly lastError: string };
-      return current === controller ? status : undefined;
+      return current === fae.controller() ? status : undefined;
     },
 
     /** Cancels fae through its context, then stops the daemon. */
     stop: async () => {
       stopping = true;
-      controller = undefined;
+      await fae.unfollow();
       await E(host).cancel(FAE_CONTROLLER_NAME).catch(() => {});
       await daemon.stop();
     },
