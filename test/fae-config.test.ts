@@ -8,6 +8,8 @@ test('defaults', t => {
     probeTimeoutMs: 5000,
     concurrentTurns: 4,
     progressAfterMs: 1500,
+    editableTurns: 2,
+    editableMs: 600000,
     parallelTools: true,
     autoDismiss: true,
     debug: false,

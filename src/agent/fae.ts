@@ -14,31 +14,31 @@ import type { CapletContext, GuestPowers, MessageRecord, Ref } from '../daemon/e
 import type { DaemonAdapter, InboxMessage } from '../daemon/adapter.js';
 import { makeDaemonAdapter } from '../daemon/adapter.js';
 import { formulaIdOf } from '../daemon/dialect.js';
-import { readFaeConfig } from './config.js';
-import { makeEnvRedactor } from '../logging/redact.js';
+import { readFaeConfig, type FaeConfig } from './config.js';
+import { makeEnvRedactor, type Redact } from '../logging/redact.js';
 import { redactOutgoingMail } from '../daemon/redacted-mail.js';
-import { makeLogger } from '../logging/log.js';
-import { makeBuiltInTools } from '../toolbox/built-in-tools.js';
-import { makeToolRegistry } from '../toolbox/tool-registry.js';
+import { makeLogger, type Logger } from '../logging/log.js';
+import { makeBuiltInTools, type BuiltIns } from '../toolbox/built-in-tools.js';
+import { makeToolRegistry, type ToolRegistry } from '../toolbox/tool-registry.js';
 import { provideToolsDirectory } from '../toolbox/tools-directory.js';
 import { moveIntroducedTools } from '../toolbox/introduced-tools.js';
 import { FAE_SYSTEM_PROMPT } from './system-prompt.js';
-import { makeConversations } from '../conversations/conversations.js';
+import { makeConversations, type Conversations } from '../conversations/conversations.js';
 import { CONVERSATIONS_DIRECTORY } from '../conversations/store.js';
 import { followInbox } from './inbox.js';
 import { makeMessageTurns, type Tally } from './message-turn.js';
-import { makeFaeEvents } from './fae-events.js';
-import { makeTurnStates } from './turn-states.js';
+import { makeFaeEvents, type FaeEvents } from './fae-events.js';
+import { makeTurnStates, type TurnStates } from './turn-states.js';
 import { makeProgressReplies } from './progress-reply.js';
-import { makeEditableAnswers } from './editable-answers.js';
-import { makeOwnCopyWaits } from './own-copy-waits.js';
+import { makeEditableAnswers, type EditableAnswers } from './editable-answers.js';
+import { makeOwnCopyWaits, type OwnCopyWaits } from './own-copy-waits.js';
 import { answeredAtStart } from './answered-at-start.js';
-import { whenCancelled } from './cancellation.js';
+import { whenCancelled, type Cancellation } from './cancellation.js';
 import { FAE_HELP, helpFor } from './fae-help.js';
 import { bestEffort } from './best-effort.js';
 import { makeDeliver } from './deliver.js';
 import { watchOwnNames } from '../daemon/own-names.js';
-import { makeSenderNames } from './sender-names.js';
+import { describeWith, makeSenderNames, type SenderNames } from './sender-names.js';
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -66,6 +66,177 @@ const FaeInterface = M.interface('Fae', {
 
 type State = 'starting' | 'running' | 'stopped' | 'failed';
 
+/**
+ * Dismissals fae makes for itself: a refusal is logged, never thrown.
+ * Resolves whether the message is gone.
+ */
+const makeDismiss = (powers: Ref<GuestPowers>, logger: Logger) => (number: bigint) =>
+  E(powers)
+    .dismiss(number)
+    .then(
+      () => true,
+      error => {
+        logger.warn('dismiss-failed', { message: number, error });
+        return false;
+      },
+    );
+
+/** What fae's startup steps work on. */
+interface StartupParts {
+  readonly powers: Ref<GuestPowers>;
+  readonly logger: Logger;
+  readonly config: FaeConfig;
+  readonly conversations: Conversations;
+  readonly registry: ToolRegistry;
+}
+
+/**
+ * Each step but following the mail is best effort: a refusal is logged,
+ * and fae goes on to serve its mail. One after the other: on the February
+ * daemon any guest call that ends runs a collection pass, which takes a
+ * directory another call has formulated but not yet named. Resolves
+ * whether this is fae's first start (it then says it is ready).
+ */
+const prepare = async ({ powers, logger, config, conversations, registry }: StartupParts) => {
+  const firstStart = await bestEffort(logger, 'tools-directory', () => provideToolsDirectory(powers, logger), false);
+  await bestEffort(logger, 'conversations', () => conversations.start(), undefined);
+  await bestEffort(
+    logger,
+    'introduced-tools',
+    () => moveIntroducedTools(powers, { probeTimeoutMs: config.probeTimeoutMs, logger }),
+    harden([]),
+  );
+  // After tools/ exists and the introduced tools are in it, so the first
+  // message finds them without listing.
+  await registry.start();
+  return firstStart;
+};
+
+/** What fae is made of, for the pieces of its run below. */
+interface FaeParts {
+  readonly config: FaeConfig;
+  readonly logger: Logger;
+  readonly redact: Redact;
+  readonly provider: Provider;
+  readonly cancelled: Cancellation;
+  readonly correspondentOf: (message: MessageRecord) => string;
+  readonly tally: Tally;
+  readonly events: FaeEvents;
+  readonly states: TurnStates;
+  readonly dismiss: (number: bigint) => Promise<boolean>;
+  readonly editable: EditableAnswers;
+  readonly copies: OwnCopyWaits;
+  readonly conversations: Conversations;
+  readonly builtIns: BuiltIns;
+  readonly registry: ToolRegistry;
+  readonly senderNames: SenderNames;
+  readonly daemonAdapter: Promise<DaemonAdapter>;
+}
+
+/** The conversations, told of the tokens summaries cost and of own copies to dismiss. */
+const conversationsOf = (
+  powers: Ref<GuestPowers>,
+  { config, redact, logger, provider, tally, editable, dismiss }: Pick<
+    FaeParts,
+    'config' | 'redact' | 'logger' | 'provider' | 'tally' | 'editable' | 'dismiss'
+  >,
+) =>
+  makeConversations(powers, {
+    provider,
+    limits: config,
+    systemPrompt: FAE_SYSTEM_PROMPT,
+    redact,
+    logger,
+    onUsage: (input, output) => {
+      tally.inputTokens += input;
+      tally.outputTokens += output;
+    },
+    // The copy of an answer still open to edits stays until it is not (editable-answers.ts).
+    dismissOwnCopies: async numbers => {
+      await Promise.all(numbers.filter(number => !editable.holdsCopy(number)).map(dismiss));
+    },
+  });
+
+/** The turns of fae's messages, once the daemon is known (progress replies need it). */
+const turnsOn = (parts: FaeParts, daemon: DaemonAdapter, ownId: string | undefined, answeredBefore: Promise<ReadonlySet<string>>) => {
+  const { config, logger, redact, conversations, registry, events, copies, editable, correspondentOf } = parts;
+  return makeMessageTurns({
+    ...parts,
+    provider: conversations.meter(parts.provider),
+    offered: () => registry.current(),
+    deliver: makeDeliver(daemon, logger, redact, parts.senderNames),
+    describeSender: describeWith(parts.senderNames),
+    isOwn: message => formulaIdOf(message.from) === ownId,
+    progress: makeProgressReplies(daemon, {
+      afterMs: config.progressAfterMs,
+      logger,
+      copies,
+      onWaiting: number => events.emit({ type: 'progress', message: number, text: 'still waiting for the model' }),
+    }),
+    // Only where fae can edit its answer can an edit of the question be answered in place.
+    editable: daemon.canEdit && config.editableTurns > 0 ? editable : undefined,
+    threadOf: message => conversations.laneOf(message, correspondentOf(message)),
+    answeredBefore,
+  });
+};
+
+/** Serves fae's mail until it is cancelled or the mail ends. */
+const followMail = async (parts: FaeParts, daemon: DaemonAdapter) => {
+  const { logger, conversations, config, editable, correspondentOf, cancelled } = parts;
+  // Read before the replay is followed, so that it is what was there at the restart.
+  const answeredBefore = answeredAtStart(daemon).catch(error => {
+    logger.warn('inbox-not-listed', { error });
+    return harden(new Set<string>());
+  });
+  await answeredBefore;
+  const turns = turnsOn(parts, daemon, daemon.selfId, answeredBefore);
+  await followInbox(daemon, {
+    cancelled,
+    onMessage: turns.handleMessage,
+    // An own copy belongs to the conversation with its recipient.
+    onOwnMessage: message => {
+      turns.noteOwnCopy(message);
+      void conversations.noteOwnMessage(message, correspondentOf({ ...message, from: message.to }));
+    },
+    onIgnoredEdit: message => logger.event('edit-ignored', { message: message.number }),
+    onSetAside: message => logger.warn('unfinished-message-set-aside', { message: message.number }),
+    // One conversation's turns one at a time; different ones at once.
+    laneOf: (message: InboxMessage) => conversations.laneOf(message, correspondentOf(message)),
+    concurrency: config.concurrentTurns,
+    isEditable: number => editable.has(number),
+  });
+};
+
+/** The built-ins and the registry of what the model is offered (tools/ followed). */
+const toolsOf = (
+  powers: Ref<GuestPowers>,
+  { config, logger, states, daemonAdapter }: Pick<FaeParts, 'config' | 'logger' | 'states' | 'daemonAdapter'>,
+  ownNames: ReturnType<typeof watchOwnNames>,
+) => {
+  // What the model did about a message, told by the built-in tools, is
+  // kept on that message's own turn.
+  const builtIns = makeBuiltInTools(powers, {
+    daemon: daemonAdapter,
+    ...states.builtInHooks,
+    onNameChanged: path => registry.noteChanged(path),
+    installedTools: () => registry.installed(),
+    offeredTools: () => registry.current(),
+    logger,
+    probeTimeoutMs: config.probeTimeoutMs,
+    // The built-ins work on a view of fae's powers without the store.
+    sealed: [{ name: CONVERSATIONS_DIRECTORY, holds: "fae's private memory of its conversations" }],
+    forgets: true,
+  });
+  // Follows tools/ (or lists it each step with FAE_TOOL_DISCOVERY=list).
+  const registry = makeToolRegistry(powers, builtIns.tools, {
+    logger,
+    timeoutMs: config.probeTimeoutMs,
+    discovery: config.toolDiscovery,
+    ownNames,
+  });
+  return { builtIns, registry };
+};
+
 export const startFae = (
   guestPowers: Ref<GuestPowers>,
   context: Ref<CapletContext>,
@@ -89,165 +260,36 @@ export const startFae = (
   // Settles once startup has succeeded or failed.
   const started = makePromiseKit<void>();
   const tally: Tally = { handledMessages: 0, inputTokens: 0, outputTokens: 0, lastError: '' };
-  const events = makeFaeEvents();
   const states = makeTurnStates();
-
-  /**
-   * Dismissals fae makes for itself: a refusal is logged, never thrown.
-   * Resolves whether the message is gone.
-   */
-  const dismiss = (number: bigint) =>
-    E(powers)
-      .dismiss(number)
-      .then(
-        () => true,
-        error => {
-          logger.warn('dismiss-failed', { message: number, error });
-          return false;
-        },
-      );
-
+  const dismiss = makeDismiss(powers, logger);
   const editable = makeEditableAnswers({ perThread: config.editableTurns, keepMs: config.editableMs, dismiss });
-  const copies = makeOwnCopyWaits();
-
   // One private conversation per correspondent and thread (src/conversations/).
-  const conversations = makeConversations(powers, {
-    provider,
-    limits: config,
-    systemPrompt: FAE_SYSTEM_PROMPT,
-    redact,
-    logger,
-    onUsage: (input, output) => {
-      tally.inputTokens += input;
-      tally.outputTokens += output;
-    },
-    // The copy of an answer still open to edits stays until it is not (editable-answers.ts).
-    dismissOwnCopies: async numbers => {
-      await Promise.all(numbers.filter(number => !editable.holdsCopy(number)).map(dismiss));
-    },
-  });
-  const meteredProvider = conversations.meter(provider);
-  /** fae's own handle id, once known: its sent copies carry it in `from`. */
-  let ownId: string | undefined;
-
-  // What the model did about a message, told by the built-in tools, is
-  // kept on that message's own turn (turn-states.ts).
-  const builtIns = makeBuiltInTools(powers, {
-    daemon: daemonAdapter,
-    onDismiss: number => {
-      const state = states.of(number);
-      if (state !== undefined) state.dismissed = true;
-    },
-    // A message being answered is dismissed after its turn, so that fae's
-    // own closing notice can still reply to it.
-    deferDismiss: number => {
-      const state = states.of(number);
-      if (state === undefined) return false;
-      state.dismissed = true;
-      return true;
-    },
-    // Matched by number: a reply or send that lands after its turn (a
-    // slow daemon, a timed-out call) answers nothing handled now.
-    onReply: number => {
-      const state = states.of(number);
-      if (state !== undefined) state.answered = true;
-    },
-    onSend: (_recipient, forMessage) => {
-      const state = states.of(forMessage);
-      if (state !== undefined) state.answered = true;
-    },
-    onNameChanged: path => registry.noteChanged(path),
-    installedTools: () => registry.installed(),
-    offeredTools: () => registry.current(),
-    logger,
-    probeTimeoutMs: config.probeTimeoutMs,
-    // The built-ins work on a view of fae's powers without the store.
-    sealed: [{ name: CONVERSATIONS_DIRECTORY, holds: "fae's private memory of its conversations" }],
-    forgets: true,
-  });
+  const conversations = conversationsOf(powers, { config, redact, logger, provider, tally, editable, dismiss });
   // fae's own top-level names, watched once for the registry (tools/ may
   // be replaced) and for the sender names kept between messages.
   const ownNames = watchOwnNames(powers, { logger });
-  // Follows tools/ (or lists it each step with FAE_TOOL_DISCOVERY=list).
-  const registry = makeToolRegistry(powers, builtIns.tools, {
-    logger,
-    timeoutMs: config.probeTimeoutMs,
-    discovery: config.toolDiscovery,
-    ownNames,
-  });
+  const { builtIns, registry } = toolsOf(powers, { config, logger, states, daemonAdapter }, ownNames);
   void cancelled.promise.then(() => {
     registry.stop();
     ownNames.stop();
     conversations.stop();
   });
-  const discover = () => registry.current();
-
-  // Kept while fae's names stay as they are (sender-names.ts): no daemon
-  // call for a sender seen before.
-  const senderNames = makeSenderNames(async from => (await daemonAdapter).senderNames(from), ownNames);
-  const describeSender = async (from: string) => {
-    try {
-      const names = await senderNames(from);
-      return names[0] ?? 'an unnamed sender';
-    } catch {
-      return 'an unknown sender';
-    }
+  const parts: FaeParts = {
+    ...{ config, logger, redact, provider, cancelled, correspondentOf, tally, states, dismiss, editable },
+    ...{ conversations, builtIns, registry, daemonAdapter },
+    events: makeFaeEvents(),
+    copies: makeOwnCopyWaits(),
+    // Kept while fae's names stay as they are (sender-names.ts): no daemon
+    // call for a sender seen before.
+    senderNames: makeSenderNames(async from => (await daemonAdapter).senderNames(from), ownNames),
   };
 
-  /** The turns of fae's messages, once the daemon is known (progress replies need it). */
-  const turnsOn = (daemon: DaemonAdapter, answeredBefore: Promise<ReadonlySet<string>>) => makeMessageTurns({
-    config,
-    logger,
-    redact,
-    conversations,
-    provider: meteredProvider,
-    offered: discover,
-    builtIns,
-    deliver: makeDeliver(daemonAdapter, logger, redact, senderNames),
-    dismiss,
-    describeSender,
-    correspondentOf,
-    isOwn: message => formulaIdOf(message.from) === ownId,
-    cancelled,
-    states,
-    tally,
-    events,
-    progress: makeProgressReplies(daemon, {
-      afterMs: config.progressAfterMs,
-      logger,
-      copies,
-      onWaiting: number => events.emit({ type: 'progress', message: number, text: 'still waiting for the model' }),
-    }),
-    copies,
-    // Only where fae can edit its answer can an edit of the question be answered in place.
-    ...(daemon.canEdit && config.editableTurns > 0 ? { editable } : {}),
-    threadOf: message => conversations.laneOf(message, correspondentOf(message)),
-    answeredBefore,
-  });
-
   const run = async () => {
-    // Each step but following the mail is best effort: a refusal is
-    // logged, and fae goes on to serve its mail. The daemon adapter is
-    // what follows the mail, so it is not.
-    // One after the other: on the February daemon any guest call that
-    // ends runs a collection pass, which takes a directory another call
-    // has formulated but not yet named.
     const daemon = await daemonAdapter;
-    const firstStart = await bestEffort(logger, 'tools-directory', () => provideToolsDirectory(powers, logger), false);
-    await bestEffort(logger, 'conversations', () => conversations.start(), undefined);
-    ownId = daemon.selfId;
-    if (ownId === undefined) {
+    const firstStart = await prepare({ powers, logger, config, conversations, registry });
+    if (daemon.selfId === undefined) {
       logger.warn('identify-self-failed', { error: 'the daemon gave no id for fae itself; its own copies cannot be told apart' });
     }
-    await bestEffort(
-      logger,
-      'introduced-tools',
-      () => moveIntroducedTools(powers, { probeTimeoutMs: config.probeTimeoutMs, logger }),
-      harden([]),
-    );
-    // After tools/ exists and the introduced tools are in it, so the first
-    // message finds them without listing.
-    await registry.start();
     // Only the first start announces itself; a restart is silent.
     if (firstStart) {
       await bestEffort(logger, 'announce-ready', () => daemon.send(daemon.names.host, [READY_TEXT]), undefined);
@@ -255,28 +297,7 @@ export const startFae = (
     state = 'running';
     started.resolve();
     logger.event('started', { provider: provider.kind, model: provider.model, daemon: daemon.dialect });
-    // Read before the replay is followed, so that it is what was there at the restart.
-    const answeredBefore = answeredAtStart(daemon).catch(error => {
-      logger.warn('inbox-not-listed', { error });
-      return harden(new Set<string>());
-    });
-    await answeredBefore;
-    const turns = turnsOn(daemon, answeredBefore);
-    await followInbox(daemon, {
-      cancelled,
-      onMessage: turns.handleMessage,
-      // An own copy belongs to the conversation with its recipient.
-      onOwnMessage: message => {
-        turns.noteOwnCopy(message);
-        void conversations.noteOwnMessage(message, correspondentOf({ ...message, from: message.to }));
-      },
-      onIgnoredEdit: message => logger.event('edit-ignored', { message: message.number }),
-      onSetAside: message => logger.warn('unfinished-message-set-aside', { message: message.number }),
-      // One conversation's turns one at a time; different ones at once.
-      laneOf: (message: InboxMessage) => conversations.laneOf(message, correspondentOf(message)),
-      concurrency: config.concurrentTurns,
-      isEditable: number => editable.has(number),
-    });
+    await followMail(parts, daemon);
     state = 'stopped';
     logger.event('stopped');
   };
@@ -306,7 +327,7 @@ export const startFae = (
       await started.promise;
       return status();
     },
-    followEvents: () => events.follow(),
+    followEvents: () => parts.events.follow(),
   });
 };
 harden(startFae);

@@ -15,14 +15,14 @@ import type { DiscoveredTools } from '../toolbox/tools.js';
 import { formatIncomingMessage } from '../daemon/message-format.js';
 import type { FaeConfig } from './config.js';
 import type { Cancellation } from './cancellation.js';
-import { asStrings, type Deliver } from './deliver.js';
+import type { Deliver } from './deliver.js';
 import type { ProgressReplies, TurnProgress } from './progress-reply.js';
+import { makeTurnClosing, type Closing } from './turn-closing.js';
 import type { EditableAnswers } from './editable-answers.js';
 import type { OwnCopyWaits } from './own-copy-waits.js';
 import type { FaeEvents } from './fae-events.js';
 import { turnCancellation, type TurnEnd, type TurnSignals } from './inbox.js';
 import { runTurn, type TurnOutcome } from './turn.js';
-import { emptyAnswerNotice, forgetFailedNotice } from './closing-notices.js';
 import type { TurnState, TurnStates } from './turn-states.js';
 
 /** What status() adds up over every turn. */
@@ -73,89 +73,58 @@ interface TurnParts {
   readonly progress: TurnProgress;
 }
 
-/** What closing a turn needs: its state, its conversation's turn, its progress, the answer it replaces. */
-interface Closer {
-  readonly state: TurnState;
-  readonly turn: OpenTurn | undefined;
-  readonly progress: TurnProgress;
-  readonly earlier: Promise<bigint | undefined> | undefined;
-}
-
-/** An answer whose own copy is not known. */
-const NO_COPY: Promise<bigint | undefined> = Promise.resolve(undefined);
-
 /** What the model reads after an edited message that it answered before. */
 const EDITED_NOTE =
   '(The sender edited this message after you answered it. Answer it as it stands now: your answer replaces your earlier one.)';
 
-/** What a turn ends with: fae's words to the sender, and the note kept for a turn without an answer. */
-interface Closing {
-  readonly text?: string;
-  readonly note?: string;
-}
+
+/** The turn's own built-ins: its message, its correspondent's mail, its correspondent to forget. */
+const turnToolsOf = (options: MessageTurnOptions, state: TurnState) => {
+  const { builtIns, conversations, redact } = options;
+  const own = builtIns.forTurn(
+    harden({
+      messageNumber: state.number,
+      // Mail from the turn's correspondent, and fae's own mail to them.
+      visibleMessage: (message: MessageRecord) =>
+        options.isOwn(message)
+          ? options.correspondentOf({ ...message, from: message.to }) === state.correspondent
+          : options.correspondentOf(message) === state.correspondent,
+      // A failure reaches the model as the tool's error, and the sender in fae's own words.
+      forget: () =>
+        conversations.forget(state.correspondent).catch(error => {
+          state.forgetFailure = redact(error instanceof Error ? error.message : String(error));
+          throw error;
+        }),
+    }),
+  );
+  return async () => withTurnTools(await options.offered(), own);
+};
+
+
+/** Counts the finished loop and logs it. */
+const tallied = ({ tally, logger }: MessageTurnOptions, outcome: Exclude<TurnOutcome, { kind: 'cancelled' }>, number: bigint) => {
+  // Counted before answering, so status() agrees with what was answered.
+  tally.handledMessages += 1;
+  tally.inputTokens += outcome.usage.inputTokens;
+  tally.outputTokens += outcome.usage.outputTokens;
+  logger.event('turn-finished', {
+    message: number,
+    outcome: outcome.kind,
+    iterations: outcome.iterations,
+    inputTokens: outcome.usage.inputTokens,
+    outputTokens: outcome.usage.outputTokens,
+  });
+};
+
 
 export const makeMessageTurns = (options: MessageTurnOptions) => {
-  const { config, logger, redact, conversations, provider, builtIns, states, tally, events } = options;
+  const { config, logger, redact, conversations, provider, states, tally, events } = options;
+  const { closingOf, close } = makeTurnClosing(options);
   const callIdPrefix = Math.random().toString(36).slice(2, 8);
   let callCount = 0;
   const makeCallId = () => {
     callCount += 1;
     return `call_${callIdPrefix}_${callCount}`;
-  };
-
-  /** The turn's own built-ins: its message, its correspondent's mail, its correspondent to forget. */
-  const toolsOf = (state: TurnState) => {
-    const own = builtIns.forTurn(
-      harden({
-        messageNumber: state.number,
-        // Mail from the turn's correspondent, and fae's own mail to them.
-        visibleMessage: (message: MessageRecord) =>
-          options.isOwn(message)
-            ? options.correspondentOf({ ...message, from: message.to }) === state.correspondent
-            : options.correspondentOf(message) === state.correspondent,
-        // A failure reaches the model as the tool's error, and the sender in fae's own words.
-        forget: () =>
-          conversations.forget(state.correspondent).catch(error => {
-            state.forgetFailure = redact(error instanceof Error ? error.message : String(error));
-            throw error;
-          }),
-      }),
-    );
-    return async () => withTurnTools(await options.offered(), own);
-  };
-
-  /** fae's words for how the loop ended (none when the model answered by a tool). */
-  const closingOf = (outcome: Exclude<TurnOutcome, { kind: 'cancelled' }>, state: TurnState): Closing => {
-    const { number } = state;
-    if (outcome.kind === 'limit') {
-      logger.warn('turn-limit', { message: number, iterations: outcome.iterations });
-      const text = `I stopped working on message #${number} after ${outcome.iterations} model calls without finishing (the limit is FAE_MAX_ITERATIONS=${config.maxIterations}). Please send a simpler or more specific request.`;
-      return { text, note: text };
-    }
-    if (state.answered) return {};
-    if (outcome.content.trim() !== '') {
-      // The model answered in plain text: deliver it to the sender.
-      const cutOffNote = outcome.cutOff ? '\n\n(This answer was cut off at the output limit, LAL_MAX_TOKENS.)' : '';
-      return { text: `${outcome.content}${cutOffNote}` };
-    }
-    // Silence would leave the sender waiting forever.
-    const text = emptyAnswerNotice(number);
-    return { text, note: text };
-  };
-
-  /** Counts the finished loop and logs it. */
-  const tallied = (outcome: Exclude<TurnOutcome, { kind: 'cancelled' }>, number: bigint) => {
-    // Counted before answering, so status() agrees with what was answered.
-    tally.handledMessages += 1;
-    tally.inputTokens += outcome.usage.inputTokens;
-    tally.outputTokens += outcome.usage.outputTokens;
-    logger.event('turn-finished', {
-      message: number,
-      outcome: outcome.kind,
-      iterations: outcome.iterations,
-      inputTokens: outcome.usage.inputTokens,
-      outputTokens: outcome.usage.outputTokens,
-    });
   };
 
   /**
@@ -185,7 +154,7 @@ export const makeMessageTurns = (options: MessageTurnOptions) => {
       onText: progress.text,
     });
     if (outcome.kind !== 'cancelled') {
-      tallied(outcome, message.number);
+      tallied(options, outcome, message.number);
       return closingOf(outcome, state);
     }
     // Not handled: after a restart the message is replayed, so it is
@@ -197,61 +166,12 @@ export const makeMessageTurns = (options: MessageTurnOptions) => {
     return 'revised';
   };
 
-  /**
-   * The answer goes out first: the sender waits for nothing else. Then,
-   * together, the turn is stored and the message dismissed (a dismissed
-   * message can no longer be replied to). A crash between the answer and
-   * the store replays the message after a restart, so the sender may hear
-   * twice, never not at all.
-   */
-  const close = async (message: InboxMessage, { state, turn, progress, earlier }: Closer, closing: Closing) => {
-    let text = closing.text;
-    if (state.forgetFailure !== undefined) {
-      const notice = forgetFailedNotice(state.forgetFailure);
-      text = text === undefined ? notice : `${text}\n\n${notice}`;
-    }
-    let answer: Promise<bigint | undefined> | undefined;
-    if (text === undefined) {
-      await progress.answeredElsewhere();
-    } else {
-      answer = (await sendAnswer(message, progress, text))?.copy;
-      if (answer !== undefined) events.emit({ type: 'answered', message: message.number });
-    }
-    const { editable } = options;
-    // Kept open to its sender's edits for a while (editable-answers.ts), else dismissed as ever.
-    const keep = answer !== undefined && editable !== undefined && config.autoDismiss && !state.dismissed;
-    const [, dismissed] = await Promise.all([
-      turn?.finish(closing.note),
-      // Handled messages are dismissed so a restart does not replay them.
-      !keep && (config.autoDismiss || state.dismissed) ? options.dismiss(message.number) : false,
-    ]);
-    if (keep) editable.keep(message.number, options.threadOf(message), answer ?? NO_COPY, earlier);
-    else if (earlier !== undefined) editable?.discard(earlier);
-    logger.event('message-done', { message: message.number, messageId: message.messageId });
-    events.emit({ type: 'turn-done', message: message.number, messageId: message.messageId ?? '' });
-    return dismissed ? 'dismissed' : 'answered';
-  };
-
-  /**
-   * Sends fae's words: by the progress reply where there is one, else as
-   * a reply. Resolves to fae's own copy of them (for a later edit; its
-   * number may never be known), or undefined when they could not be sent.
-   */
-  const sendAnswer = async (message: InboxMessage, progress: TurnProgress, text: string) => {
-    const strings = asStrings(redact(text));
-    if (await progress.answer(strings)) return { copy: progress.copy() ?? NO_COPY };
-    const { messageId } = message;
-    const copy =
-      options.editable === undefined || messageId === undefined ? NO_COPY : options.copies.expect(messageId, strings.join(''));
-    return (await options.deliver(message, text)) ? { copy } : undefined;
-  };
-
   const handleTurn = async (message: InboxMessage, state: TurnState, stop: ReturnType<typeof turnCancellation>) => {
     const { number } = message;
     // An edit of a message answered before: its answer is edited into the new one.
     const earlier = options.editable?.take(number);
     const progress = options.progress.start(message, earlier);
-    const discover = toolsOf(state);
+    const discover = turnToolsOf(options, state);
     const [sender, tools] = await Promise.all([options.describeSender(message.from), discover()]);
     logger.event('message-received', { message: number, from: sender, type: message.type });
     events.emit({ type: 'turn-started', message: number, from: sender });

@@ -51,10 +51,12 @@ interface Reply {
   timer: ReturnType<typeof setTimeout> | undefined;
 }
 
-export const makeProgressReplies = (daemon: DaemonAdapter, { afterMs, logger, onWaiting, copies }: ProgressReplyOptions) => {
-  /** Replies of messages still being worked on (a revision redoes the turn, keeping the reply). */
-  const replies = new Map<bigint, Reply>();
-
+/**
+ * Bringing a reply up to what it should say: posting it, editing it (at
+ * most once per EDIT_EVERY_MS, the latest text winning), and making it
+ * the answer.
+ */
+const makeReplyEditor = (daemon: DaemonAdapter, { logger, copies }: Pick<ProgressReplyOptions, 'logger' | 'copies'>) => {
   const waitForCopy = (reply: Reply, text: string) => {
     const { messageId } = reply.message;
     return !daemon.canEdit || messageId === undefined ? undefined : copies.expect(messageId, text);
@@ -123,7 +125,6 @@ export const makeProgressReplies = (daemon: DaemonAdapter, { afterMs, logger, on
    * answer then goes as a reply of its own.
    */
   const conclude = async (reply: Reply, strings: readonly string[]) => {
-    replies.delete(reply.message.number);
     quiet(reply);
     const copy = reply.posted && reply.copy !== undefined ? await reply.copy : undefined;
     if (copy === undefined) return false;
@@ -136,6 +137,14 @@ export const makeProgressReplies = (daemon: DaemonAdapter, { afterMs, logger, on
       return false;
     }
   };
+
+  return harden({ post, setStatus, quiet, conclude });
+};
+
+export const makeProgressReplies = (daemon: DaemonAdapter, { afterMs, logger, onWaiting, copies }: ProgressReplyOptions) => {
+  const { post, setStatus, quiet, conclude } = makeReplyEditor(daemon, { logger, copies });
+  /** Replies of messages still being worked on (a revision redoes the turn, keeping the reply). */
+  const replies = new Map<bigint, Reply>();
 
   /**
    * The progress of one turn of `message`. With `answered`, fae's own copy
@@ -188,11 +197,13 @@ export const makeProgressReplies = (daemon: DaemonAdapter, { afterMs, logger, on
       /** The answer (redacted, in strings the daemon takes): true when it went as the edited reply. */
       answer: (strings: readonly string[]) => {
         stopTimers();
+        replies.delete(message.number);
         return conclude(reply, strings);
       },
       /** The model answered by a tool: the reply, if any, says so. */
       answeredElsewhere: async () => {
         stopTimers();
+        replies.delete(message.number);
         await conclude(reply, [ANSWERED_ELSEWHERE]);
       },
       /** The turn was given up (a revision redoes it): the reply stays for the redo. */

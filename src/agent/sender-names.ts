@@ -80,3 +80,14 @@ export const makeSenderNames = (read: SenderNames, ownNames: OwnNamesWatch): Sen
   };
 };
 harden(makeSenderNames);
+
+/** How the model is told who wrote: the sender's first pet name, or what fae knows of them. */
+export const describeWith = (senderNames: SenderNames) => async (from: string) => {
+  try {
+    const names = await senderNames(from);
+    return names[0] ?? 'an unnamed sender';
+  } catch {
+    return 'an unknown sender';
+  }
+};
+harden(describeWith);

@@ -30,6 +30,33 @@ export const makeTurnStates = () => {
     },
     /** The running turn of message `number`, if any. */
     of: (number: bigint | undefined) => (number === undefined ? undefined : running.get(number)),
+    /**
+     * What the built-ins report, each kept on the turn of the message it
+     * names (matched by number: a reply or send that lands after its turn,
+     * from a slow daemon or a timed-out call, answers nothing handled now).
+     */
+    builtInHooks: harden({
+      onDismiss: (number: bigint) => {
+        const state = running.get(number);
+        if (state !== undefined) state.dismissed = true;
+      },
+      // A message being answered is dismissed after its turn, so that fae's
+      // own closing notice can still reply to it.
+      deferDismiss: (number: bigint) => {
+        const state = running.get(number);
+        if (state === undefined) return false;
+        state.dismissed = true;
+        return true;
+      },
+      onReply: (number: bigint) => {
+        const state = running.get(number);
+        if (state !== undefined) state.answered = true;
+      },
+      onSend: (_recipient: readonly string[], forMessage: bigint | undefined) => {
+        const state = forMessage === undefined ? undefined : running.get(forMessage);
+        if (state !== undefined) state.answered = true;
+      },
+    }),
   });
 };
 harden(makeTurnStates);

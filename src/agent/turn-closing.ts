@@ -1,0 +1,103 @@
+// How a turn ends: fae's words for how the loop ended, sent by the
+// progress reply where there is one or as a reply, then the turn stored
+// and its message dismissed, or kept open to edits (editable-answers.ts).
+import type { InboxMessage } from '../daemon/adapter.js';
+import type { OpenTurn } from '../conversations/conversations.js';
+import { asStrings } from './deliver.js';
+import type { TurnProgress } from './progress-reply.js';
+import type { TurnOutcome } from './turn.js';
+import type { TurnState } from './turn-states.js';
+import { emptyAnswerNotice, forgetFailedNotice } from './closing-notices.js';
+import type { MessageTurnOptions } from './message-turn.js';
+
+/** What a turn ends with: fae's words to the sender, and the note kept for a turn without an answer. */
+export interface Closing {
+  readonly text?: string;
+  readonly note?: string;
+}
+
+/** What closing a turn needs: its state, its conversation's turn, its progress, the answer it replaces. */
+export interface Closer {
+  readonly state: TurnState;
+  readonly turn: OpenTurn | undefined;
+  readonly progress: TurnProgress;
+  readonly earlier: Promise<bigint | undefined> | undefined;
+}
+
+/** An answer whose own copy is not known. */
+const NO_COPY: Promise<bigint | undefined> = Promise.resolve(undefined);
+
+export const makeTurnClosing = (options: MessageTurnOptions) => {
+  const { config, logger, redact, events } = options;
+
+  /** fae's words for how the loop ended (none when the model answered by a tool). */
+  const closingOf = (outcome: Exclude<TurnOutcome, { kind: 'cancelled' }>, state: TurnState): Closing => {
+    const { number } = state;
+    if (outcome.kind === 'limit') {
+      logger.warn('turn-limit', { message: number, iterations: outcome.iterations });
+      const text = `I stopped working on message #${number} after ${outcome.iterations} model calls without finishing (the limit is FAE_MAX_ITERATIONS=${config.maxIterations}). Please send a simpler or more specific request.`;
+      return { text, note: text };
+    }
+    if (state.answered) return {};
+    if (outcome.content.trim() !== '') {
+      // The model answered in plain text: deliver it to the sender.
+      const cutOffNote = outcome.cutOff ? '\n\n(This answer was cut off at the output limit, LAL_MAX_TOKENS.)' : '';
+      return { text: `${outcome.content}${cutOffNote}` };
+    }
+    // Silence would leave the sender waiting forever.
+    const text = emptyAnswerNotice(number);
+    return { text, note: text };
+  };
+
+  /**
+   * The answer goes out first: the sender waits for nothing else. Then,
+   * together, the turn is stored and the message dismissed (a dismissed
+   * message can no longer be replied to). A crash between the answer and
+   * the store replays the message after a restart, so the sender may hear
+   * twice, never not at all.
+   */
+  const close = async (message: InboxMessage, { state, turn, progress, earlier }: Closer, closing: Closing) => {
+    let text = closing.text;
+    if (state.forgetFailure !== undefined) {
+      const notice = forgetFailedNotice(state.forgetFailure);
+      text = text === undefined ? notice : `${text}\n\n${notice}`;
+    }
+    let answer: Promise<bigint | undefined> | undefined;
+    if (text === undefined) {
+      await progress.answeredElsewhere();
+    } else {
+      answer = (await sendAnswer(message, progress, text))?.copy;
+      if (answer !== undefined) events.emit({ type: 'answered', message: message.number });
+    }
+    const { editable } = options;
+    // Kept open to its sender's edits for a while (editable-answers.ts), else dismissed as ever.
+    const keep = answer !== undefined && editable !== undefined && config.autoDismiss && !state.dismissed;
+    const [, dismissed] = await Promise.all([
+      turn?.finish(closing.note),
+      // Handled messages are dismissed so a restart does not replay them.
+      !keep && (config.autoDismiss || state.dismissed) ? options.dismiss(message.number) : false,
+    ]);
+    if (keep) editable.keep(message.number, options.threadOf(message), answer ?? NO_COPY, earlier);
+    else if (earlier !== undefined) editable?.discard(earlier);
+    logger.event('message-done', { message: message.number, messageId: message.messageId });
+    events.emit({ type: 'turn-done', message: message.number, messageId: message.messageId ?? '' });
+    return dismissed ? 'dismissed' : 'answered';
+  };
+
+  /**
+   * Sends fae's words: by the progress reply where there is one, else as
+   * a reply. Resolves to fae's own copy of them (for a later edit; its
+   * number may never be known), or undefined when they could not be sent.
+   */
+  const sendAnswer = async (message: InboxMessage, progress: TurnProgress, text: string) => {
+    const strings = asStrings(redact(text));
+    if (await progress.answer(strings)) return { copy: progress.copy() ?? NO_COPY };
+    const { messageId } = message;
+    const copy =
+      options.editable === undefined || messageId === undefined ? NO_COPY : options.copies.expect(messageId, strings.join(''));
+    return (await options.deliver(message, text)) ? { copy } : undefined;
+  };
+
+  return harden({ closingOf, close });
+};
+harden(makeTurnClosing);
