@@ -2,10 +2,12 @@
 
 export const FAE_HELP: Readonly<Record<string, string>> = harden({
   '': `Fae is an LLM agent living in this daemon as a guest. Mail it (@fae) a request in plain words and it answers by mail, using its tools. Mail it a tool capability (a FaeTool) and ask it to adopt it; it can use the tool at once.
-Methods: help(methodName?), status(), whenStarted().`,
+Methods: help(methodName?), status(), whenStarted(), followEvents().`,
   help: 'help(methodName?) returns this text, or the text for one method.',
   whenStarted:
     'whenStarted() resolves to status() once startup has finished, successfully or not.',
+  followEvents:
+    'followEvents() returns an async iterator (call next() with E) of what fae does from now on: { type: turn-started | tool-called | progress | answered | turn-done, message (its number), … }; a follower that falls behind gets { type: missed, count }.',
   status:
     'status() returns { state, handledMessages, inputTokens, outputTokens, provider, model, lastError }: state is starting, running, stopped or failed; the token counts add up what the LLM reported; storage is ok, or unavailable while the daemon refuses fae\'s conversation store (storageError says why, unstoredTurns how many turns wait in memory to be stored).',
 });
