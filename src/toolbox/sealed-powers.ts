@@ -81,6 +81,88 @@ const segmentsOf = (nameOrPath: unknown): string[] => {
   return parts.flatMap(part => part.split('/')).filter(name => name !== '' && name !== '.');
 };
 
+/**
+ * Identifies every prefix of every path, the sealed directories and
+ * fae's own names (its agent, which holds its directory, and its handle),
+ * all at once; throws if a path reaches a sealed directory, or gives or
+ * writes fae's own directory. Resolves to what it found.
+ */
+const checkPaths = async (
+  powers: Ref<ToolPowers>,
+  sealed: readonly SealedDirectory[],
+  adapter: Pick<DaemonAdapter, 'names'>,
+  paths: readonly NamedPath[],
+) => {
+  const sealedNames = sealed.map(directory => directory.name);
+  const whatIsSealed = sealed.map(directory => directory.holds).join(' and ');
+  const agent = [adapter.names.agent];
+  const self = [adapter.names.self];
+  const judges = [...sealedNames.map(name => [name]), agent, self];
+  const wanted = new Map<string, readonly string[]>();
+  for (const path of [...paths.flatMap(({ path }) => prefixesOf(path)), ...judges]) {
+    wanted.set(keyOf(path), path);
+  }
+  const keys = [...wanted.keys()];
+  const outcomes = await Promise.allSettled(keys.map(key => E(powers).identify(...wanted.get(key)!)));
+  const found = new Map(keys.map((key, i) => [key, outcomes[i]]));
+  const idAt = (path: readonly string[]) => {
+    const outcome = found.get(keyOf(path));
+    return outcome?.status === 'fulfilled' && typeof outcome.value === 'string'
+      ? (formulaIdOf(outcome.value) ?? outcome.value)
+      : undefined;
+  };
+  // Without these ids nothing can be judged: refuse rather than guess.
+  for (const path of judges) {
+    const outcome = found.get(keyOf(path));
+    if (outcome?.status === 'rejected') {
+      throw Error(
+        `cannot check names against ${whatIsSealed}: identify ${q(path.join('/'))} failed (${rejectionText(outcome.reason)}); try again`,
+      );
+    }
+  }
+  const holderId = idAt(agent);
+  // A sealed directory is reached by its id anywhere, and by its name at
+  // fae's top level or beneath fae's agent or handle (so also before the
+  // store exists, and "@self/conversations" means fae's own).
+  const ownIds = new Set([holderId, idAt(self)]);
+  ownIds.delete(undefined);
+  const reachedAt = (path: readonly string[], i: number) => {
+    const id = idAt(path.slice(0, i + 1));
+    const beneathOwn = i === 0 || ownIds.has(idAt(path.slice(0, i)));
+    return sealed.find(
+      directory => (id !== undefined && id === idAt([directory.name])) || (beneathOwn && path[i] === directory.name),
+    );
+  };
+  for (const { shown, path, use } of paths) {
+    for (let i = 0; i < path.length; i += 1) {
+      const reached = reachedAt(path, i);
+      if (reached !== undefined) {
+        throw Error(`${q(shown.slice(0, i + 1).join('/'))} is ${reached.holds}; no tool may read or change it`);
+      }
+    }
+    if (use !== 'read' && holderId !== undefined && idAt(path) === holderId) {
+      const verb = use === 'give' ? 'hand it out' : 'replace it';
+      throw Error(`${q(shown.join('/'))} is fae's own directory, which holds ${whatIsSealed}; no tool may ${verb}`);
+    }
+  }
+  // A prefix the daemon could not identify is one it cannot reach either:
+  // its own words say why.
+  for (const { path } of paths) {
+    const failed = prefixesOf(path).map(prefix => found.get(keyOf(prefix))).find(outcome => outcome?.status === 'rejected');
+    if (failed?.status === 'rejected') throw failed.reason;
+  }
+  return harden({
+    /** The raw answer of identify for a checked path. */
+    identified: (path: readonly string[]) => {
+      const outcome = found.get(keyOf(path));
+      return outcome?.status === 'fulfilled' ? (outcome.value as string | undefined) : undefined;
+    },
+    /** Whether a checked path is fae's own directory (which lists the sealed names). */
+    isOwnDirectory: (path: readonly string[]) => holderId !== undefined && idAt(path) === holderId,
+  });
+};
+
+
 export const makeSealedPowers = (
   guestPowers: Ref<GuestPowers>,
   { sealed, daemon }: SealedPowersOptions,
@@ -88,7 +170,6 @@ export const makeSealedPowers = (
   // The daemon's guest powers have these methods on every generation.
   const powers = guestPowers as Ref<ToolPowers>;
   const sealedNames = sealed.map(directory => directory.name);
-  const whatIsSealed = sealed.map(directory => directory.holds).join(' and ');
   const withoutSealed = (names: readonly string[]) => harden(names.filter(name => !sealedNames.includes(name)));
 
   const named = (adapter: Pick<DaemonAdapter, 'path'>, nameOrPath: unknown, use: Use): NamedPath => {
@@ -99,85 +180,11 @@ export const makeSealedPowers = (
     return harden({ shown, path: adapter.path(shown), use });
   };
 
-  /**
-   * Identifies every prefix of every path, the sealed directories and
-   * fae's own names (its agent, which holds its directory, and its handle),
-   * all at once; throws if a path reaches a sealed directory, or gives or
-   * writes fae's own directory. Resolves to what it found.
-   */
-  const check = async (adapter: Pick<DaemonAdapter, 'names'>, paths: readonly NamedPath[]) => {
-    const agent = [adapter.names.agent];
-    const self = [adapter.names.self];
-    const judges = [...sealedNames.map(name => [name]), agent, self];
-    const wanted = new Map<string, readonly string[]>();
-    for (const path of [...paths.flatMap(({ path }) => prefixesOf(path)), ...judges]) {
-      wanted.set(keyOf(path), path);
-    }
-    const keys = [...wanted.keys()];
-    const outcomes = await Promise.allSettled(keys.map(key => E(powers).identify(...wanted.get(key)!)));
-    const found = new Map(keys.map((key, i) => [key, outcomes[i]]));
-    const idAt = (path: readonly string[]) => {
-      const outcome = found.get(keyOf(path));
-      return outcome?.status === 'fulfilled' && typeof outcome.value === 'string'
-        ? (formulaIdOf(outcome.value) ?? outcome.value)
-        : undefined;
-    };
-    // Without these ids nothing can be judged: refuse rather than guess.
-    for (const path of judges) {
-      const outcome = found.get(keyOf(path));
-      if (outcome?.status === 'rejected') {
-        throw Error(
-          `cannot check names against ${whatIsSealed}: identify ${q(path.join('/'))} failed (${rejectionText(outcome.reason)}); try again`,
-        );
-      }
-    }
-    const holderId = idAt(agent);
-    // A sealed directory is reached by its id anywhere, and by its name at
-    // fae's top level or beneath fae's agent or handle (so also before the
-    // store exists, and "@self/conversations" means fae's own).
-    const ownIds = new Set([holderId, idAt(self)]);
-    ownIds.delete(undefined);
-    const reachedAt = (path: readonly string[], i: number) => {
-      const id = idAt(path.slice(0, i + 1));
-      const beneathOwn = i === 0 || ownIds.has(idAt(path.slice(0, i)));
-      return sealed.find(
-        directory => (id !== undefined && id === idAt([directory.name])) || (beneathOwn && path[i] === directory.name),
-      );
-    };
-    for (const { shown, path, use } of paths) {
-      for (let i = 0; i < path.length; i += 1) {
-        const reached = reachedAt(path, i);
-        if (reached !== undefined) {
-          throw Error(`${q(shown.slice(0, i + 1).join('/'))} is ${reached.holds}; no tool may read or change it`);
-        }
-      }
-      if (use !== 'read' && holderId !== undefined && idAt(path) === holderId) {
-        const verb = use === 'give' ? 'hand it out' : 'replace it';
-        throw Error(`${q(shown.join('/'))} is fae's own directory, which holds ${whatIsSealed}; no tool may ${verb}`);
-      }
-    }
-    // A prefix the daemon could not identify is one it cannot reach either:
-    // its own words say why.
-    for (const { path } of paths) {
-      const failed = prefixesOf(path).map(prefix => found.get(keyOf(prefix))).find(outcome => outcome?.status === 'rejected');
-      if (failed?.status === 'rejected') throw failed.reason;
-    }
-    return harden({
-      /** The raw answer of identify for a checked path. */
-      identified: (path: readonly string[]) => {
-        const outcome = found.get(keyOf(path));
-        return outcome?.status === 'fulfilled' ? (outcome.value as string | undefined) : undefined;
-      },
-      /** Whether a checked path is fae's own directory (which lists the sealed names). */
-      isOwnDirectory: (path: readonly string[]) => holderId !== undefined && idAt(path) === holderId,
-    });
-  };
-
   /** The names resolved and checked (when anything is sealed). */
   const resolveAll = async (uses: readonly (readonly [unknown, Use])[]) => {
     const adapter = await daemon();
     const paths = uses.map(([nameOrPath, use]) => named(adapter, nameOrPath, use));
-    const found = sealed.length > 0 && paths.length > 0 ? await check(adapter, paths) : undefined;
+    const found = sealed.length > 0 && paths.length > 0 ? await checkPaths(powers, sealed, adapter, paths) : undefined;
     return { paths, found };
   };
 
