@@ -1,25 +1,36 @@
 // The Anthropic Messages API adapter, through @anthropic-ai/sdk, fixing
 // upstream defects L2 (LAL_HOST, LAL_MAX_TOKENS and LAL_MAX_MESSAGES were
 // ignored), L3 (invalid stored arguments threw) and L4 (message shape).
+// Answers are streamed (server-sent events), plain when the server cannot.
 import Anthropic from '@anthropic-ai/sdk';
 import type {
   ContentBlockParam,
   Message,
   MessageCreateParamsNonStreaming,
   MessageParam,
+  RawMessageStreamEvent,
   Tool,
 } from '@anthropic-ai/sdk/resources/messages/messages.js';
 import { readProviderConfig, type Env, type ProviderConfig } from './config.js';
+import { describeSdkFailure, IncompleteStreamError, type Failure } from './errors.js';
 import {
-  describeSdkFailure,
-  makeProviderError,
-  type Failure,
-} from './errors.js';
-import { makeChatResult, makeToolCall, makeUsage, parseToolArguments } from './assistant-result.js';
+  makeChatResult,
+  makeToolCall,
+  makeUsage,
+  mapStopReason,
+  parseToolArguments,
+} from './assistant-result.js';
+import type { Fetch } from './retrying-fetch.js';
 import { makeTransport, type ProviderOptions } from './transport.js';
-import { endpointOf, isAnthropicMessage, wrongShape } from './answer-check.js';
-import { truncateMessages } from './truncate.js';
-import type { ChatMessage, ChatOptions, ChatResult, Provider, StopReason, ToolSchema } from './types.js';
+import { isAnthropicMessage } from './answer-check.js';
+import {
+  inIndexOrder,
+  makeStreamedProvider,
+  makeTextParts,
+  type StreamAssembler,
+  type TextSink,
+} from './streamed-chat.js';
+import type { ChatMessage, ChatResult, Provider, StopReason, ToolSchema } from './types.js';
 
 type Role = 'user' | 'assistant';
 
@@ -127,15 +138,82 @@ export const fromAnthropicMessage = (response: Message): ChatResult => {
       toolCalls.push(makeToolCall(block.id, block.name, block.input));
     }
   }
-  const reason = response.stop_reason ?? undefined;
   return makeChatResult({
     content: texts.join(''),
     toolCalls,
     usage: makeUsage(response.usage?.input_tokens, response.usage?.output_tokens),
-    stopReason: reason === undefined ? undefined : (STOP_REASONS[reason] ?? 'other'),
+    stopReason: mapStopReason(STOP_REASONS, response.stop_reason),
   });
 };
 harden(fromAnthropicMessage);
+
+interface ToolUseParts {
+  readonly id: string;
+  readonly name: string;
+  /** The input the block opened with: all there is when no JSON pieces follow. */
+  readonly input: unknown;
+  readonly json: string[];
+}
+
+/**
+ * Assembles a streamed Anthropic message: text deltas in order (each handed
+ * to onText), each tool_use block's input from its JSON pieces, the stop
+ * reason from message_delta, and usage from message_start, updated by the
+ * cumulative counts of message_delta. Complete once message_stop came.
+ */
+export const makeAnthropicAssembler = (onText: TextSink): StreamAssembler<RawMessageStreamEvent> => {
+  const text = makeTextParts(onText);
+  const tools = new Map<number, ToolUseParts>();
+  let inputTokens: number | null | undefined;
+  let outputTokens: number | null | undefined;
+  let reason: string | null | undefined;
+  let stopped = false;
+  const take = (event: RawMessageStreamEvent) => {
+    switch (event.type) {
+      case 'message_start':
+        inputTokens = event.message.usage?.input_tokens;
+        outputTokens = event.message.usage?.output_tokens;
+        break;
+      case 'content_block_start':
+        if (event.content_block.type === 'tool_use') {
+          const { id, name, input } = event.content_block;
+          tools.set(event.index, { id, name, input, json: [] });
+        }
+        break;
+      case 'content_block_delta':
+        if (event.delta.type === 'text_delta') {
+          text.add(event.delta.text);
+        } else if (event.delta.type === 'input_json_delta') {
+          tools.get(event.index)?.json.push(event.delta.partial_json);
+        }
+        break;
+      case 'message_delta':
+        reason = event.delta.stop_reason ?? reason;
+        inputTokens = event.usage?.input_tokens ?? inputTokens;
+        outputTokens = event.usage?.output_tokens ?? outputTokens;
+        break;
+      case 'message_stop':
+        stopped = true;
+        break;
+      default:
+        break;
+    }
+  };
+  const finish = () => {
+    if (!stopped) throw new IncompleteStreamError();
+    const toolCalls = inIndexOrder(tools).map(({ id, name, input, json }) =>
+      makeToolCall(id, name, json.join('') || input),
+    );
+    return makeChatResult({
+      content: text.text(),
+      toolCalls,
+      usage: makeUsage(inputTokens, outputTokens),
+      stopReason: mapStopReason(STOP_REASONS, reason),
+    });
+  };
+  return harden({ take, finish });
+};
+harden(makeAnthropicAssembler);
 
 const describeFailure = (error: unknown): Failure => describeSdkFailure(error, Anthropic);
 
@@ -145,47 +223,42 @@ export const makeAnthropicProviderFromConfig = (
   env: Env,
   options: ProviderOptions = {},
 ): Provider => {
-  const transport = makeTransport(config, env, options);
-  const client = new Anthropic({
-    apiKey: config.authToken ?? null,
-    baseURL: config.host,
-    maxRetries: 0,
-    timeout: transport.sdkTimeoutMs,
-    fetch: transport.fetch,
-    logLevel: 'off',
-    openTelemetry: false,
-  });
-
-  const chat = async (messages: readonly ChatMessage[], tools: readonly ToolSchema[], { signal }: ChatOptions = {}) => {
-    const { system, messages: wire } = toAnthropicMessages(
-      truncateMessages(messages, config.maxMessages),
-    );
-    const request: MessageCreateParamsNonStreaming = {
-      model: config.model,
-      max_tokens: config.maxTokens,
-      messages: wire,
-      ...(system === '' ? {} : { system }),
-      ...(tools.length > 0 ? { tools: toAnthropicTools(tools) } : {}),
-    };
-    transport.debug(`request ${JSON.stringify(request)}`);
-    let response: Message;
-    try {
-      response = await client.messages.create(request, signal ? { signal } : undefined);
-    } catch (error) {
-      transport.debug(`error ${String(error)}`);
-      // Aborted by the caller: its reason, not an LLM failure.
-      signal?.throwIfAborted();
-      throw makeProviderError(describeFailure(error), config, transport.redact);
-    }
-    transport.debug(`response ${JSON.stringify(response)}`);
-    if (!isAnthropicMessage(response)) {
-      const answer = wrongShape(endpointOf(`${config.host.replace(/\/+$/, '')}/v1/messages`), response);
-      throw makeProviderError({ kind: 'unexpected', answer }, config, transport.redact);
-    }
-    return fromAnthropicMessage(response);
-  };
-
-  return harden({ kind: 'anthropic', model: config.model, chat });
+  const transport = makeTransport(config, env, options, isAnthropicMessage);
+  const makeClient = (fetch: Fetch) =>
+    new Anthropic({
+      apiKey: config.authToken ?? null,
+      baseURL: config.host,
+      maxRetries: 0,
+      timeout: transport.sdkTimeoutMs,
+      fetch,
+      logLevel: 'off',
+      openTelemetry: false,
+    });
+  const streaming = makeClient(transport.streamFetch);
+  const plain = makeClient(transport.fetch);
+  return makeStreamedProvider<MessageCreateParamsNonStreaming, RawMessageStreamEvent>(
+    {
+      buildRequest: (messages, tools) => {
+        const { system, messages: wire } = toAnthropicMessages(messages);
+        return {
+          model: config.model,
+          max_tokens: config.maxTokens,
+          messages: wire,
+          ...(system === '' ? {} : { system }),
+          ...(tools.length > 0 ? { tools: toAnthropicTools(tools) } : {}),
+        };
+      },
+      openStream: (request, signal) => streaming.messages.create({ ...request, stream: true }, { signal }),
+      makeAssembler: makeAnthropicAssembler,
+      sendPlain: (request, signal) => plain.messages.create(request, signal ? { signal } : undefined),
+      isPlainAnswer: isAnthropicMessage,
+      fromPlain: answer => fromAnthropicMessage(answer as Message),
+      chatPath: '/v1/messages',
+      describeFailure,
+    },
+    config,
+    transport,
+  );
 };
 harden(makeAnthropicProviderFromConfig);
 

@@ -1,24 +1,31 @@
 // The OpenAI-compatible Chat Completions adapter (OpenAI, llama.cpp, vLLM,
 // LM Studio, gateways), through the openai SDK. Every message is converted
 // field by field: upstream passed its own objects through (defect L6).
+// Answers are streamed (server-sent events, with usage in a last chunk),
+// plain when the server cannot.
 import OpenAI from 'openai';
 import type {
   ChatCompletion,
+  ChatCompletionChunk,
   ChatCompletionCreateParamsNonStreaming,
   ChatCompletionMessageParam,
   ChatCompletionTool,
 } from 'openai/resources/chat/completions.js';
+import type { CompletionUsage } from 'openai/resources/completions.js';
 import { readProviderConfig, type Env, type ProviderConfig } from './config.js';
-import {
-  describeSdkFailure,
-  makeProviderError,
-  type Failure,
-} from './errors.js';
-import { makeChatResult, makeToolCall, makeUsage } from './assistant-result.js';
+import { describeSdkFailure, IncompleteStreamError, type Failure } from './errors.js';
+import { makeChatResult, makeToolCall, makeUsage, mapStopReason } from './assistant-result.js';
+import type { Fetch } from './retrying-fetch.js';
 import { makeTransport, type ProviderOptions } from './transport.js';
-import { endpointOf, isOpenAICompletion, wrongShape } from './answer-check.js';
-import { truncateMessages } from './truncate.js';
-import type { ChatMessage, ChatOptions, ChatResult, Provider, StopReason, ToolSchema } from './types.js';
+import { isOpenAICompletion } from './answer-check.js';
+import {
+  inIndexOrder,
+  makeStreamedProvider,
+  makeTextParts,
+  type StreamAssembler,
+  type TextSink,
+} from './streamed-chat.js';
+import type { ChatMessage, ChatResult, Provider, StopReason, ToolSchema } from './types.js';
 
 /**
  * Local servers need no key, but the SDK refuses to start without one (or
@@ -81,15 +88,62 @@ export const fromOpenAICompletion = (completion: ChatCompletion): ChatResult => 
   const toolCalls = (message?.tool_calls ?? []).flatMap(call =>
     call.type === 'function' ? [makeToolCall(call.id, call.function.name, call.function.arguments)] : [],
   );
-  const reason = choice?.finish_reason ?? undefined;
   return makeChatResult({
     content: message?.content,
     toolCalls,
     usage: makeUsage(completion.usage?.prompt_tokens, completion.usage?.completion_tokens),
-    stopReason: reason === undefined ? undefined : (STOP_REASONS[reason] ?? 'other'),
+    stopReason: mapStopReason(STOP_REASONS, choice?.finish_reason),
   });
 };
 harden(fromOpenAICompletion);
+
+interface ToolCallParts {
+  id: string;
+  name: string;
+  readonly args: string[];
+}
+
+/**
+ * Assembles a streamed chat completion (the first choice): content deltas
+ * in order (each handed to onText), each tool call from the deltas that
+ * carry its index (id and name as they come, argument pieces appended),
+ * the finish reason, and the usage that `stream_options.include_usage`
+ * asks for in a last chunk with no choices. Complete once a finish reason
+ * came.
+ */
+export const makeOpenAIAssembler = (onText: TextSink): StreamAssembler<ChatCompletionChunk> => {
+  const text = makeTextParts(onText);
+  const calls = new Map<number, ToolCallParts>();
+  let usage: CompletionUsage | null | undefined;
+  let reason: string | null | undefined;
+  const take = (chunk: ChatCompletionChunk) => {
+    usage = chunk.usage ?? usage;
+    const choice = chunk.choices?.[0];
+    if (choice === undefined) return;
+    const { content, tool_calls: deltas } = choice.delta ?? {};
+    text.add(content);
+    for (const delta of deltas ?? []) {
+      const call = calls.get(delta.index) ?? { id: '', name: '', args: [] };
+      calls.set(delta.index, call);
+      if (delta.id) call.id = delta.id;
+      if (delta.function?.name) call.name = delta.function.name;
+      if (delta.function?.arguments) call.args.push(delta.function.arguments);
+    }
+    reason = choice.finish_reason ?? reason;
+  };
+  const finish = () => {
+    if (!reason) throw new IncompleteStreamError();
+    const toolCalls = inIndexOrder(calls).map(({ id, name, args }) => makeToolCall(id, name, args.join('')));
+    return makeChatResult({
+      content: text.text(),
+      toolCalls,
+      usage: makeUsage(usage?.prompt_tokens, usage?.completion_tokens),
+      stopReason: mapStopReason(STOP_REASONS, reason),
+    });
+  };
+  return harden({ take, finish });
+};
+harden(makeOpenAIAssembler);
 
 const describeFailure = (error: unknown): Failure => describeSdkFailure(error, OpenAI);
 
@@ -99,45 +153,44 @@ export const makeOpenAIProviderFromConfig = (
   env: Env,
   options: ProviderOptions = {},
 ): Provider => {
-  const transport = makeTransport(config, env, options);
-  const client = new OpenAI({
-    apiKey: config.authToken ?? NO_KEY,
-    baseURL: config.host,
-    maxRetries: 0,
-    timeout: transport.sdkTimeoutMs,
-    fetch: transport.fetch,
-    logLevel: 'off',
-    // Explicit nulls stop the SDK reading OPENAI_ORG_ID and OPENAI_PROJECT_ID.
-    organization: null,
-    project: null,
-  });
-
-  const chat = async (messages: readonly ChatMessage[], tools: readonly ToolSchema[], { signal }: ChatOptions = {}) => {
-    const request: ChatCompletionCreateParamsNonStreaming = {
-      model: config.model,
-      max_tokens: config.maxTokens,
-      messages: toOpenAIMessages(truncateMessages(messages, config.maxMessages)),
-      ...(tools.length > 0 ? { tools: toOpenAITools(tools) } : {}),
-    };
-    transport.debug(`request ${JSON.stringify(request)}`);
-    let completion: ChatCompletion;
-    try {
-      completion = await client.chat.completions.create(request, signal ? { signal } : undefined);
-    } catch (error) {
-      transport.debug(`error ${String(error)}`);
-      // Aborted by the caller: its reason, not an LLM failure.
-      signal?.throwIfAborted();
-      throw makeProviderError(describeFailure(error), config, transport.redact);
-    }
-    transport.debug(`response ${JSON.stringify(completion)}`);
-    if (!isOpenAICompletion(completion)) {
-      const answer = wrongShape(endpointOf(`${config.host.replace(/\/+$/, '')}/chat/completions`), completion);
-      throw makeProviderError({ kind: 'unexpected', answer }, config, transport.redact);
-    }
-    return fromOpenAICompletion(completion);
-  };
-
-  return harden({ kind: 'openai', model: config.model, chat });
+  const transport = makeTransport(config, env, options, isOpenAICompletion);
+  const makeClient = (fetch: Fetch) =>
+    new OpenAI({
+      apiKey: config.authToken ?? NO_KEY,
+      baseURL: config.host,
+      maxRetries: 0,
+      timeout: transport.sdkTimeoutMs,
+      fetch,
+      logLevel: 'off',
+      // Explicit nulls stop the SDK reading OPENAI_ORG_ID and OPENAI_PROJECT_ID.
+      organization: null,
+      project: null,
+    });
+  const streaming = makeClient(transport.streamFetch);
+  const plain = makeClient(transport.fetch);
+  return makeStreamedProvider<ChatCompletionCreateParamsNonStreaming, ChatCompletionChunk>(
+    {
+      buildRequest: (messages, tools) => ({
+        model: config.model,
+        max_tokens: config.maxTokens,
+        messages: toOpenAIMessages(messages),
+        ...(tools.length > 0 ? { tools: toOpenAITools(tools) } : {}),
+      }),
+      openStream: (request, signal) =>
+        streaming.chat.completions.create(
+          { ...request, stream: true, stream_options: { include_usage: true } },
+          { signal },
+        ),
+      makeAssembler: makeOpenAIAssembler,
+      sendPlain: (request, signal) => plain.chat.completions.create(request, signal ? { signal } : undefined),
+      isPlainAnswer: isOpenAICompletion,
+      fromPlain: answer => fromOpenAICompletion(answer as ChatCompletion),
+      chatPath: '/chat/completions',
+      describeFailure,
+    },
+    config,
+    transport,
+  );
 };
 harden(makeOpenAIProviderFromConfig);
 
