@@ -12,24 +12,13 @@ import type {
   Tool,
 } from '@anthropic-ai/sdk/resources/messages/messages.js';
 import { readProviderConfig, type Env, type ProviderConfig } from './config.js';
-import { describeSdkFailure, IncompleteStreamError, type Failure } from './errors.js';
-import {
-  makeChatResult,
-  makeToolCall,
-  makeUsage,
-  mapStopReason,
-  parseToolArguments,
-} from './assistant-result.js';
+import { describeSdkFailure, type Failure } from './errors.js';
+import { makeChatResult, makeToolCall, makeUsage, mapStopReason, parseToolArguments } from './assistant-result.js';
+import { makeAnswerBuilder, type TextSink } from './answer-builder.js';
 import type { Fetch } from './retrying-fetch.js';
-import { makeTransport, type ProviderOptions } from './transport.js';
+import { makeTransport, sdkClientOptions, type ProviderOptions } from './transport.js';
 import { isAnthropicMessage } from './answer-check.js';
-import {
-  inIndexOrder,
-  makeStreamedProvider,
-  makeTextParts,
-  type StreamAssembler,
-  type TextSink,
-} from './streamed-chat.js';
+import { makeStreamedProvider, type StreamAssembler } from './streamed-chat.js';
 import type { ChatMessage, ChatResult, Provider, StopReason, ToolSchema } from './types.js';
 
 type Role = 'user' | 'assistant';
@@ -147,14 +136,6 @@ export const fromAnthropicMessage = (response: Message): ChatResult => {
 };
 harden(fromAnthropicMessage);
 
-interface ToolUseParts {
-  readonly id: string;
-  readonly name: string;
-  /** The input the block opened with: all there is when no JSON pieces follow. */
-  readonly input: unknown;
-  readonly json: string[];
-}
-
 /**
  * Assembles a streamed Anthropic message: text deltas in order (each handed
  * to onText), each tool_use block's input from its JSON pieces, the stop
@@ -162,56 +143,37 @@ interface ToolUseParts {
  * cumulative counts of message_delta. Complete once message_stop came.
  */
 export const makeAnthropicAssembler = (onText: TextSink): StreamAssembler<RawMessageStreamEvent> => {
-  const text = makeTextParts(onText);
-  const tools = new Map<number, ToolUseParts>();
-  let inputTokens: number | null | undefined;
-  let outputTokens: number | null | undefined;
-  let reason: string | null | undefined;
-  let stopped = false;
+  const answer = makeAnswerBuilder(onText, STOP_REASONS);
   const take = (event: RawMessageStreamEvent) => {
     switch (event.type) {
       case 'message_start':
-        inputTokens = event.message.usage?.input_tokens;
-        outputTokens = event.message.usage?.output_tokens;
+        answer.usage(event.message.usage?.input_tokens, event.message.usage?.output_tokens);
         break;
       case 'content_block_start':
         if (event.content_block.type === 'tool_use') {
           const { id, name, input } = event.content_block;
-          tools.set(event.index, { id, name, input, json: [] });
+          answer.call(event.index, { id, name, input });
         }
         break;
       case 'content_block_delta':
         if (event.delta.type === 'text_delta') {
-          text.add(event.delta.text);
+          answer.text(event.delta.text);
         } else if (event.delta.type === 'input_json_delta') {
-          tools.get(event.index)?.json.push(event.delta.partial_json);
+          answer.args(event.index, event.delta.partial_json);
         }
         break;
       case 'message_delta':
-        reason = event.delta.stop_reason ?? reason;
-        inputTokens = event.usage?.input_tokens ?? inputTokens;
-        outputTokens = event.usage?.output_tokens ?? outputTokens;
+        answer.stop(event.delta.stop_reason);
+        answer.usage(event.usage?.input_tokens, event.usage?.output_tokens);
         break;
       case 'message_stop':
-        stopped = true;
+        answer.end();
         break;
       default:
         break;
     }
   };
-  const finish = () => {
-    if (!stopped) throw new IncompleteStreamError();
-    const toolCalls = inIndexOrder(tools).map(({ id, name, input, json }) =>
-      makeToolCall(id, name, json.join('') || input),
-    );
-    return makeChatResult({
-      content: text.text(),
-      toolCalls,
-      usage: makeUsage(inputTokens, outputTokens),
-      stopReason: mapStopReason(STOP_REASONS, reason),
-    });
-  };
-  return harden({ take, finish });
+  return harden({ take, finish: answer.result });
 };
 harden(makeAnthropicAssembler);
 
@@ -226,12 +188,8 @@ export const makeAnthropicProviderFromConfig = (
   const transport = makeTransport(config, env, options, isAnthropicMessage);
   const makeClient = (fetch: Fetch) =>
     new Anthropic({
+      ...sdkClientOptions(config, transport, fetch),
       apiKey: config.authToken ?? null,
-      baseURL: config.host,
-      maxRetries: 0,
-      timeout: transport.sdkTimeoutMs,
-      fetch,
-      logLevel: 'off',
       openTelemetry: false,
     });
   const streaming = makeClient(transport.streamFetch);

@@ -14,22 +14,12 @@ import {
 } from 'ollama';
 import { readProviderConfig, type Env, type ProviderConfig } from './config.js';
 import { describeTransportFailure, IncompleteStreamError, type Failure } from './errors.js';
-import {
-  makeChatResult,
-  makeToolCall,
-  makeUsage,
-  mapStopReason,
-  parseToolArguments,
-} from './assistant-result.js';
+import { makeChatResult, makeToolCall, makeUsage, mapStopReason, parseToolArguments } from './assistant-result.js';
+import { makeTextParts, type TextSink } from './answer-builder.js';
 import type { Fetch } from './retrying-fetch.js';
 import { makeTransport, type ProviderOptions } from './transport.js';
 import { isOllamaReply } from './answer-check.js';
-import {
-  makeStreamedProvider,
-  makeTextParts,
-  type StreamAssembler,
-  type TextSink,
-} from './streamed-chat.js';
+import { makeStreamedProvider, type StreamAssembler } from './streamed-chat.js';
 import type { ChatMessage, ChatResult, Provider, StopReason, ToolSchema } from './types.js';
 
 /** An HTTP error status, raised before the ollama client sees the response. */
@@ -108,7 +98,8 @@ const makeOllamaFetch =
 const withSignal = (fetch: Fetch, signal: AbortSignal | undefined): Fetch =>
   signal === undefined
     ? fetch
-    : (input, init) => fetch(input, { ...init, signal: init?.signal ? AbortSignal.any([init.signal, signal]) : signal });
+    : (input, init) =>
+        fetch(input, { ...init, signal: init?.signal ? AbortSignal.any([init.signal, signal]) : signal });
 
 export const toOllamaMessages = (messages: readonly ChatMessage[]): Message[] => {
   // Which tool each call id went to, so a result can carry its tool's name.
@@ -261,7 +252,8 @@ export const makeOllamaProviderFromConfig = (
         options: { num_predict: config.maxTokens },
         ...(tools.length > 0 ? { tools: toOllamaTools(tools) } : {}),
       }),
-      openStream: (request, signal) => clientFor(transport.streamFetch, true, signal).chat({ ...request, stream: true }),
+      openStream: (request, signal) =>
+        clientFor(transport.streamFetch, true, signal).chat({ ...request, stream: true }),
       makeAssembler: makeOllamaAssembler,
       sendPlain,
       isPlainAnswer: isOllamaReply,

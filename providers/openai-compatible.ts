@@ -11,20 +11,14 @@ import type {
   ChatCompletionMessageParam,
   ChatCompletionTool,
 } from 'openai/resources/chat/completions.js';
-import type { CompletionUsage } from 'openai/resources/completions.js';
 import { readProviderConfig, type Env, type ProviderConfig } from './config.js';
-import { describeSdkFailure, IncompleteStreamError, type Failure } from './errors.js';
+import { describeSdkFailure, type Failure } from './errors.js';
 import { makeChatResult, makeToolCall, makeUsage, mapStopReason } from './assistant-result.js';
+import { makeAnswerBuilder, type TextSink } from './answer-builder.js';
 import type { Fetch } from './retrying-fetch.js';
-import { makeTransport, type ProviderOptions } from './transport.js';
+import { makeTransport, sdkClientOptions, type ProviderOptions } from './transport.js';
 import { isOpenAICompletion } from './answer-check.js';
-import {
-  inIndexOrder,
-  makeStreamedProvider,
-  makeTextParts,
-  type StreamAssembler,
-  type TextSink,
-} from './streamed-chat.js';
+import { makeStreamedProvider, type StreamAssembler } from './streamed-chat.js';
 import type { ChatMessage, ChatResult, Provider, StopReason, ToolSchema } from './types.js';
 
 /**
@@ -97,51 +91,30 @@ export const fromOpenAICompletion = (completion: ChatCompletion): ChatResult => 
 };
 harden(fromOpenAICompletion);
 
-interface ToolCallParts {
-  id: string;
-  name: string;
-  readonly args: string[];
-}
-
 /**
  * Assembles a streamed chat completion (the first choice): content deltas
  * in order (each handed to onText), each tool call from the deltas that
  * carry its index (id and name as they come, argument pieces appended),
- * the finish reason, and the usage that `stream_options.include_usage`
- * asks for in a last chunk with no choices. Complete once a finish reason
- * came.
+ * the finish reason, which makes it complete, and the usage that
+ * `stream_options.include_usage` asks for in a last chunk with no choices.
  */
 export const makeOpenAIAssembler = (onText: TextSink): StreamAssembler<ChatCompletionChunk> => {
-  const text = makeTextParts(onText);
-  const calls = new Map<number, ToolCallParts>();
-  let usage: CompletionUsage | null | undefined;
-  let reason: string | null | undefined;
+  const answer = makeAnswerBuilder(onText, STOP_REASONS);
   const take = (chunk: ChatCompletionChunk) => {
-    usage = chunk.usage ?? usage;
+    answer.usage(chunk.usage?.prompt_tokens, chunk.usage?.completion_tokens);
     const choice = chunk.choices?.[0];
     if (choice === undefined) return;
-    const { content, tool_calls: deltas } = choice.delta ?? {};
-    text.add(content);
-    for (const delta of deltas ?? []) {
-      const call = calls.get(delta.index) ?? { id: '', name: '', args: [] };
-      calls.set(delta.index, call);
-      if (delta.id) call.id = delta.id;
-      if (delta.function?.name) call.name = delta.function.name;
-      if (delta.function?.arguments) call.args.push(delta.function.arguments);
+    answer.text(choice.delta?.content);
+    for (const { index, id, function: given } of choice.delta?.tool_calls ?? []) {
+      answer.call(index, { id, name: given?.name });
+      answer.args(index, given?.arguments);
     }
-    reason = choice.finish_reason ?? reason;
+    if (choice.finish_reason) {
+      answer.stop(choice.finish_reason);
+      answer.end();
+    }
   };
-  const finish = () => {
-    if (!reason) throw new IncompleteStreamError();
-    const toolCalls = inIndexOrder(calls).map(({ id, name, args }) => makeToolCall(id, name, args.join('')));
-    return makeChatResult({
-      content: text.text(),
-      toolCalls,
-      usage: makeUsage(usage?.prompt_tokens, usage?.completion_tokens),
-      stopReason: mapStopReason(STOP_REASONS, reason),
-    });
-  };
-  return harden({ take, finish });
+  return harden({ take, finish: answer.result });
 };
 harden(makeOpenAIAssembler);
 
@@ -156,12 +129,8 @@ export const makeOpenAIProviderFromConfig = (
   const transport = makeTransport(config, env, options, isOpenAICompletion);
   const makeClient = (fetch: Fetch) =>
     new OpenAI({
+      ...sdkClientOptions(config, transport, fetch),
       apiKey: config.authToken ?? NO_KEY,
-      baseURL: config.host,
-      maxRetries: 0,
-      timeout: transport.sdkTimeoutMs,
-      fetch,
-      logLevel: 'off',
       // Explicit nulls stop the SDK reading OPENAI_ORG_ID and OPENAI_PROJECT_ID.
       organization: null,
       project: null,

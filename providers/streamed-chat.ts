@@ -5,14 +5,13 @@
 // see refusesStreaming) is asked plainly from then on, and that is logged
 // once. Each adapter supplies only its SDK calls and wire format (ChatWire).
 import { redactUrl } from '../src/logging/redact.js';
+import type { TextSink } from './answer-builder.js';
 import { endpointOf, wrongShape } from './answer-check.js';
 import type { ProviderConfig } from './config.js';
 import { makeProviderError, type Failure } from './errors.js';
 import type { Transport } from './transport.js';
 import { truncateMessages } from './truncate.js';
 import type { ChatMessage, ChatOptions, ChatResult, Provider, ToolSchema } from './types.js';
-
-export type TextSink = ((delta: string) => void) | undefined;
 
 /** Builds one answer from its stream's events, in order. */
 export interface StreamAssembler<Event> {
@@ -39,25 +38,6 @@ export interface ChatWire<Request, Event> {
   readonly chatPath: string;
   readonly describeFailure: (error: unknown) => Failure;
 }
-
-/** The assistant's text as it comes: every piece kept, and told to onText at once. */
-export const makeTextParts = (onText: TextSink) => {
-  const pieces: string[] = [];
-  return harden({
-    add: (piece: unknown) => {
-      if (typeof piece !== 'string' || piece === '') return;
-      pieces.push(piece);
-      onText?.(piece);
-    },
-    text: () => pieces.join(''),
-  });
-};
-harden(makeTextParts);
-
-/** The parts of a map keyed by the API's index, in index order. */
-export const inIndexOrder = <T>(parts: ReadonlyMap<number, T>): T[] =>
-  [...parts.entries()].sort(([a], [b]) => a - b).map(([, part]) => part);
-harden(inIndexOrder);
 
 const REFUSING_STATUSES: readonly number[] = harden([400, 404, 415, 501]);
 
@@ -143,7 +123,9 @@ const tryStream = async <Request, Event>(
     signal?.throwIfAborted();
     if (error instanceof TextSinkError) throw error.error;
     // Only a stream event the SDK could not parse throws a SyntaxError here.
-    return { failure: error instanceof SyntaxError ? { kind: 'garbled', message: error.message } : wire.describeFailure(error) };
+    const failure: Failure =
+      error instanceof SyntaxError ? { kind: 'garbled', message: error.message } : wire.describeFailure(error);
+    return { failure };
   } finally {
     over.abort();
   }

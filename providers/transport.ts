@@ -48,6 +48,21 @@ export interface Transport {
 
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
+/**
+ * What both Stainless-generated SDKs (Anthropic, OpenAI) are built with:
+ * `fetch` (one of the transport's) in place of theirs, their own retries
+ * off (ours run in the fetch), a timeout that outlasts ours, and their
+ * logging off (we never print).
+ */
+export const sdkClientOptions = (config: ProviderConfig, transport: Transport, fetch: Fetch) => ({
+  baseURL: config.host,
+  maxRetries: 0,
+  timeout: transport.sdkTimeoutMs,
+  fetch,
+  logLevel: 'off' as const,
+});
+harden(sdkClientOptions);
+
 /** `isPlainAnswer` tells the API's plain answer, for streamed requests answered with one. */
 export const makeTransport = (
   config: ProviderConfig,
