@@ -5,7 +5,10 @@
 // it an error instead: the fetch under every SDK refuses a 2xx body that is
 // not JSON, and each adapter checks the JSON has the shape its API promises.
 // Either way the error names the endpoint (no credentials, no query) and
-// what came back: status, content type and the first characters.
+// what came back: status, content type and the first characters. A request
+// for a stream expects a stream; a plain answer of the right shape there
+// means the server cannot stream (NotStreamedError), which the adapters
+// take in stride.
 import type { Fetch } from './retrying-fetch.js';
 
 /** Characters of an unexpected body shown in the error. */
@@ -33,6 +36,19 @@ export class UnexpectedAnswerError extends Error {
 }
 harden(UnexpectedAnswerError);
 
+/**
+ * Thrown by the checking fetch of streamed requests when the server sent a
+ * plain answer of the API's own shape instead: it cannot stream. The
+ * answer, already parsed, rides along so it need not be asked for again.
+ */
+export class NotStreamedError extends Error {
+  override name = 'NotStreamedError';
+  constructor(readonly answer: unknown) {
+    super('the LLM server answered a streamed request with a plain answer');
+  }
+}
+harden(NotStreamedError);
+
 /** The endpoint as errors may show it: no user:password, no query. */
 export const endpointOf = (url: string, method = 'POST'): string => {
   try {
@@ -59,21 +75,34 @@ const isJsonType = (contentType: string) => {
 const urlOf = (input: Parameters<Fetch>[0]) =>
   typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
 
+/** Streams of events as the APIs send them: SSE (Anthropic, OpenAI), NDJSON (Ollama). */
+const isStreamType = (contentType: string) =>
+  ['text/event-stream', 'application/x-ndjson', 'application/ndjson'].includes(
+    contentType.split(';')[0].trim().toLowerCase(),
+  );
+
 /**
  * Passes every response through, except a 2xx whose body is not JSON: a
  * JSON body labelled otherwise is relabelled (some servers say text/plain),
  * anything else is an UnexpectedAnswerError.
+ *
+ * Given `isPlainAnswer`, the fetch is for streamed requests instead: a 2xx
+ * stream passes, and a 2xx body that is JSON is read whole, to be a
+ * NotStreamedError when `isPlainAnswer` accepts it (the server cannot
+ * stream) and an UnexpectedAnswerError when not.
  */
-export const makeAnswerCheckingFetch = (inner: Fetch): Fetch => {
+export const makeAnswerCheckingFetch = (
+  inner: Fetch,
+  isPlainAnswer?: (value: unknown) => boolean,
+): Fetch => {
+  const streamed = isPlainAnswer !== undefined;
   const checkingFetch = async (input: Parameters<Fetch>[0], init?: RequestInit) => {
     const response = await inner(input, init);
     const contentType = response.headers.get('content-type') ?? '';
-    if (!response.ok || isJsonType(contentType)) return response;
+    if (!response.ok || (streamed ? isStreamType(contentType) : isJsonType(contentType))) return response;
     const text = await response.text();
-    try {
-      JSON.parse(text);
-    } catch {
-      throw new UnexpectedAnswerError(
+    const unexpected = () =>
+      new UnexpectedAnswerError(
         harden({
           endpoint: endpointOf(urlOf(input), init?.method ?? 'GET'),
           status: response.status,
@@ -81,6 +110,14 @@ export const makeAnswerCheckingFetch = (inner: Fetch): Fetch => {
           sample: text === '' ? '(an empty body)' : sampleOf(text),
         }),
       );
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch {
+      throw unexpected();
+    }
+    if (streamed) {
+      throw isPlainAnswer(value) ? new NotStreamedError(value) : unexpected();
     }
     const headers = new Headers(response.headers);
     headers.set('content-type', 'application/json');

@@ -1,25 +1,25 @@
 // The Anthropic Messages API adapter, through @anthropic-ai/sdk, fixing
 // upstream defects L2 (LAL_HOST, LAL_MAX_TOKENS and LAL_MAX_MESSAGES were
 // ignored), L3 (invalid stored arguments threw) and L4 (message shape).
+// Answers are streamed (server-sent events), plain when the server cannot.
 import Anthropic from '@anthropic-ai/sdk';
 import type {
   ContentBlockParam,
   Message,
   MessageCreateParamsNonStreaming,
   MessageParam,
+  RawMessageStreamEvent,
   Tool,
 } from '@anthropic-ai/sdk/resources/messages/messages.js';
 import { readProviderConfig, type Env, type ProviderConfig } from './config.js';
-import {
-  describeSdkFailure,
-  makeProviderError,
-  type Failure,
-} from './errors.js';
-import { makeChatResult, makeToolCall, makeUsage, parseToolArguments } from './assistant-result.js';
-import { makeTransport, type ProviderOptions } from './transport.js';
-import { endpointOf, isAnthropicMessage, wrongShape } from './answer-check.js';
-import { truncateMessages } from './truncate.js';
-import type { ChatMessage, ChatOptions, ChatResult, Provider, StopReason, ToolSchema } from './types.js';
+import { describeSdkFailure, type Failure } from './errors.js';
+import { makeChatResult, makeToolCall, makeUsage, mapStopReason, parseToolArguments } from './assistant-result.js';
+import { makeAnswerBuilder, type TextSink } from './answer-builder.js';
+import type { Fetch } from './retrying-fetch.js';
+import { makeTransport, sdkClientOptions, type ProviderOptions } from './transport.js';
+import { isAnthropicMessage } from './answer-check.js';
+import { makeStreamedProvider, type StreamAssembler } from './streamed-chat.js';
+import type { ChatMessage, ChatResult, Provider, StopReason, ToolSchema } from './types.js';
 
 type Role = 'user' | 'assistant';
 
@@ -127,15 +127,55 @@ export const fromAnthropicMessage = (response: Message): ChatResult => {
       toolCalls.push(makeToolCall(block.id, block.name, block.input));
     }
   }
-  const reason = response.stop_reason ?? undefined;
   return makeChatResult({
     content: texts.join(''),
     toolCalls,
     usage: makeUsage(response.usage?.input_tokens, response.usage?.output_tokens),
-    stopReason: reason === undefined ? undefined : (STOP_REASONS[reason] ?? 'other'),
+    stopReason: mapStopReason(STOP_REASONS, response.stop_reason),
   });
 };
 harden(fromAnthropicMessage);
+
+/**
+ * Assembles a streamed Anthropic message: text deltas in order (each handed
+ * to onText), each tool_use block's input from its JSON pieces, the stop
+ * reason from message_delta, and usage from message_start, updated by the
+ * cumulative counts of message_delta. Complete once message_stop came.
+ */
+export const makeAnthropicAssembler = (onText: TextSink): StreamAssembler<RawMessageStreamEvent> => {
+  const answer = makeAnswerBuilder(onText, STOP_REASONS);
+  const take = (event: RawMessageStreamEvent) => {
+    switch (event.type) {
+      case 'message_start':
+        answer.usage(event.message.usage?.input_tokens, event.message.usage?.output_tokens);
+        break;
+      case 'content_block_start':
+        if (event.content_block.type === 'tool_use') {
+          const { id, name, input } = event.content_block;
+          answer.call(event.index, { id, name, input });
+        }
+        break;
+      case 'content_block_delta':
+        if (event.delta.type === 'text_delta') {
+          answer.text(event.delta.text);
+        } else if (event.delta.type === 'input_json_delta') {
+          answer.args(event.index, event.delta.partial_json);
+        }
+        break;
+      case 'message_delta':
+        answer.stop(event.delta.stop_reason);
+        answer.usage(event.usage?.input_tokens, event.usage?.output_tokens);
+        break;
+      case 'message_stop':
+        answer.end();
+        break;
+      default:
+        break;
+    }
+  };
+  return harden({ take, finish: answer.result });
+};
+harden(makeAnthropicAssembler);
 
 const describeFailure = (error: unknown): Failure => describeSdkFailure(error, Anthropic);
 
@@ -145,47 +185,38 @@ export const makeAnthropicProviderFromConfig = (
   env: Env,
   options: ProviderOptions = {},
 ): Provider => {
-  const transport = makeTransport(config, env, options);
-  const client = new Anthropic({
-    apiKey: config.authToken ?? null,
-    baseURL: config.host,
-    maxRetries: 0,
-    timeout: transport.sdkTimeoutMs,
-    fetch: transport.fetch,
-    logLevel: 'off',
-    openTelemetry: false,
-  });
-
-  const chat = async (messages: readonly ChatMessage[], tools: readonly ToolSchema[], { signal }: ChatOptions = {}) => {
-    const { system, messages: wire } = toAnthropicMessages(
-      truncateMessages(messages, config.maxMessages),
-    );
-    const request: MessageCreateParamsNonStreaming = {
-      model: config.model,
-      max_tokens: config.maxTokens,
-      messages: wire,
-      ...(system === '' ? {} : { system }),
-      ...(tools.length > 0 ? { tools: toAnthropicTools(tools) } : {}),
-    };
-    transport.debug(`request ${JSON.stringify(request)}`);
-    let response: Message;
-    try {
-      response = await client.messages.create(request, signal ? { signal } : undefined);
-    } catch (error) {
-      transport.debug(`error ${String(error)}`);
-      // Aborted by the caller: its reason, not an LLM failure.
-      signal?.throwIfAborted();
-      throw makeProviderError(describeFailure(error), config, transport.redact);
-    }
-    transport.debug(`response ${JSON.stringify(response)}`);
-    if (!isAnthropicMessage(response)) {
-      const answer = wrongShape(endpointOf(`${config.host.replace(/\/+$/, '')}/v1/messages`), response);
-      throw makeProviderError({ kind: 'unexpected', answer }, config, transport.redact);
-    }
-    return fromAnthropicMessage(response);
-  };
-
-  return harden({ kind: 'anthropic', model: config.model, chat });
+  const transport = makeTransport(config, env, options, isAnthropicMessage);
+  const makeClient = (fetch: Fetch) =>
+    new Anthropic({
+      ...sdkClientOptions(config, transport, fetch),
+      apiKey: config.authToken ?? null,
+      openTelemetry: false,
+    });
+  const streaming = makeClient(transport.streamFetch);
+  const plain = makeClient(transport.fetch);
+  return makeStreamedProvider<MessageCreateParamsNonStreaming, RawMessageStreamEvent>(
+    {
+      buildRequest: (messages, tools) => {
+        const { system, messages: wire } = toAnthropicMessages(messages);
+        return {
+          model: config.model,
+          max_tokens: config.maxTokens,
+          messages: wire,
+          ...(system === '' ? {} : { system }),
+          ...(tools.length > 0 ? { tools: toAnthropicTools(tools) } : {}),
+        };
+      },
+      openStream: (request, signal) => streaming.messages.create({ ...request, stream: true }, { signal }),
+      makeAssembler: makeAnthropicAssembler,
+      sendPlain: (request, signal) => plain.messages.create(request, signal ? { signal } : undefined),
+      isPlainAnswer: isAnthropicMessage,
+      fromPlain: answer => fromAnthropicMessage(answer as Message),
+      chatPath: '/v1/messages',
+      describeFailure,
+    },
+    config,
+    transport,
+  );
 };
 harden(makeAnthropicProviderFromConfig);
 

@@ -44,6 +44,14 @@ export const makeUsage = (inputTokens: unknown, outputTokens: unknown): Usage | 
     : undefined;
 harden(makeUsage);
 
+/** An API's stop reason through its table; one the table does not know is 'other'. */
+export const mapStopReason = (
+  table: Readonly<Record<string, StopReason>>,
+  reason: string | null | undefined,
+): StopReason | undefined =>
+  reason === undefined || reason === null || reason === '' ? undefined : (table[reason] ?? 'other');
+harden(mapStopReason);
+
 export const makeChatResult = (parts: {
   readonly content: string | null | undefined;
   readonly toolCalls: readonly ToolCall[];

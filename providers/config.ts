@@ -25,6 +25,12 @@ export interface ProviderConfig {
   readonly maxRetries: number;
   /** Upper bound on one HTTP attempt, in ms (LAL_TIMEOUT_MS). */
   readonly timeoutMs: number;
+  /**
+   * Longest silence allowed in a streamed answer, in ms (LAL_STALL_MS):
+   * from sending the request to the first piece of the answer, and between
+   * pieces. Never more than timeoutMs in effect, which bounds the whole.
+   */
+  readonly stallMs: number;
   /** FAE_DEBUG=1: redacted request summaries go to the debug log. */
   readonly debug: boolean;
 }
@@ -35,6 +41,7 @@ export const DEFAULT_MODEL = 'qwen3';
 export const DEFAULT_MAX_TOKENS = 4096;
 export const DEFAULT_MAX_RETRIES = 2;
 export const DEFAULT_TIMEOUT_MS = 120_000;
+export const DEFAULT_STALL_MS = 30_000;
 
 const PROVIDER_KINDS: readonly ProviderKind[] = harden(['anthropic', 'openai', 'ollama']);
 
@@ -143,6 +150,7 @@ export const readProviderConfig = (env: Env): ProviderConfig => {
     maxMessages: readInteger(env, 'LAL_MAX_MESSAGES', undefined, 1),
     maxRetries: readInteger(env, 'LAL_MAX_RETRIES', DEFAULT_MAX_RETRIES, 0) as number,
     timeoutMs: readInteger(env, 'LAL_TIMEOUT_MS', DEFAULT_TIMEOUT_MS, 1) as number,
+    stallMs: readInteger(env, 'LAL_STALL_MS', DEFAULT_STALL_MS, 1) as number,
     debug: env.FAE_DEBUG === '1',
   });
 };

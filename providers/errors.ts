@@ -4,13 +4,58 @@
 import { q } from '@endo/errors';
 import { redactUrl, type Redact } from '../src/logging/redact.js';
 import type { ProviderConfig } from './config.js';
-import { LlmTimeoutError } from './retrying-fetch.js';
-import { UnexpectedAnswerError, type UnexpectedAnswer } from './answer-check.js';
+import { NotStreamedError, UnexpectedAnswerError, type UnexpectedAnswer } from './answer-check.js';
+
+/** Thrown when one attempt outlives LAL_TIMEOUT_MS. */
+export class LlmTimeoutError extends Error {
+  override name = 'LlmTimeoutError';
+  constructor(readonly timeoutMs: number) {
+    // The SDKs recognise "timed out" and report a connection timeout.
+    super(`the LLM request timed out after ${timeoutMs} ms`);
+  }
+}
+harden(LlmTimeoutError);
+
+/**
+ * A streamed answer in which nothing came for LAL_STALL_MS: not its first
+ * piece after the request was sent, or not its next one. The fetch under
+ * the SDKs aborts with one (its message must never say "timed out", which
+ * the SDKs would take for their own timeout); chat() rejects with one that
+ * names the server. Like LlmTimeoutError it is not retried: the server has
+ * the request and may be working on it (a retry would pay twice), text may
+ * already have reached onText, and a model that stalled once is likely to
+ * again; the caller hears of it now instead.
+ */
+export class LlmStallError extends Error {
+  override name = 'LlmStallError';
+  constructor(
+    readonly stallMs: number,
+    message = `the LLM sent nothing for ${stallMs / 1000} s`,
+  ) {
+    super(message);
+  }
+}
+harden(LlmStallError);
+
+/** A streamed answer that ended without the API's closing event. */
+export class IncompleteStreamError extends Error {
+  override name = 'IncompleteStreamError';
+  constructor() {
+    super('the streamed answer ended before its final event');
+  }
+}
+harden(IncompleteStreamError);
 
 export type Failure =
   | { readonly kind: 'status'; readonly status: number; readonly message: string }
   | { readonly kind: 'unreachable'; readonly detail: string | undefined }
   | { readonly kind: 'timeout' }
+  | { readonly kind: 'stall' }
+  | { readonly kind: 'incomplete' }
+  /** A stream event that is not JSON; `message` is the parser's, which quotes it. */
+  | { readonly kind: 'garbled'; readonly message: string }
+  /** A plain answer (already parsed) to a request that asked for a stream. */
+  | { readonly kind: 'not-streamed'; readonly answer: unknown }
   | { readonly kind: 'unexpected'; readonly answer: UnexpectedAnswer }
   | { readonly kind: 'other'; readonly message: string };
 
@@ -39,18 +84,27 @@ const findNetworkCode = (error: unknown): string | undefined => {
   return undefined;
 };
 
+/** What our own errors in an error's cause chain say happened. */
+const describeOwnError = (error: object): Failure | undefined => {
+  if (error instanceof LlmTimeoutError) return { kind: 'timeout' };
+  if (error instanceof LlmStallError) return { kind: 'stall' };
+  if (error instanceof IncompleteStreamError) return { kind: 'incomplete' };
+  if (error instanceof NotStreamedError) return { kind: 'not-streamed', answer: error.answer };
+  if (error instanceof UnexpectedAnswerError) return { kind: 'unexpected', answer: error.answer };
+  return undefined;
+};
+
 /**
- * Failures every adapter recognises the same way: our own timeout, and
- * undici's "fetch failed" with a network code somewhere in its causes.
+ * Failures every adapter recognises the same way: our own errors (the
+ * timeout, the stall, answers we do not understand), and undici's "fetch
+ * failed" with a network code somewhere in its causes.
  */
 export const describeTransportFailure = (error: unknown): Failure | undefined => {
   let current: unknown = error;
   for (let depth = 0; depth < 8 && typeof current === 'object' && current !== null; depth += 1) {
-    if (current instanceof LlmTimeoutError) {
-      return { kind: 'timeout' };
-    }
-    if (current instanceof UnexpectedAnswerError) {
-      return { kind: 'unexpected', answer: current.answer };
+    const own = describeOwnError(current);
+    if (own) {
+      return own;
     }
     current = (current as { cause?: unknown }).cause;
   }
@@ -164,6 +218,23 @@ export const makeProviderError = (
       return Error(
         `the LLM at ${at} did not answer within ${config.timeoutMs} ms; raise LAL_TIMEOUT_MS or check the server`,
       );
+    case 'stall':
+      return new LlmStallError(
+        config.stallMs,
+        `the model ${q(config.model)} at ${at} sent nothing for ${config.stallMs / 1000} s, so its request was closed; ` +
+          'check the server, or raise LAL_STALL_MS if the model is that slow to start',
+      );
+    case 'incomplete':
+      return Error(
+        `the LLM at ${at} ended its streamed answer before it was complete; check the server, or a proxy in front of it`,
+      );
+    case 'garbled':
+      return Error(
+        `the LLM at ${at} sent a stream event that is not valid JSON (${redact(failure.message).slice(0, 200)}); ` +
+          'check that LAL_HOST is the API base URL itself, not a proxy that alters its answers',
+      );
+    case 'not-streamed':
+      return Error(`the LLM at ${at} answered a streamed request with a plain answer`);
     case 'unexpected':
       return unexpectedAnswerError(failure.answer, config, redact, at);
     default:
@@ -210,8 +281,11 @@ export const describeSdkFailure = (error: unknown, sdk: SdkErrorClasses): Failur
   if (error instanceof sdk.APIConnectionError) {
     return { kind: 'unreachable', detail: undefined };
   }
-  if (error instanceof sdk.APIError && typeof error.status === 'number') {
-    return { kind: 'status', status: error.status, message: serverMessageOf(error) };
+  if (error instanceof sdk.APIError) {
+    // No status: an error event in the middle of a stream.
+    return typeof error.status === 'number'
+      ? { kind: 'status', status: error.status, message: serverMessageOf(error) }
+      : { kind: 'other', message: serverMessageOf(error) };
   }
   return { kind: 'other', message: error instanceof Error ? error.message : String(error) };
 };

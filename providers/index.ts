@@ -34,5 +34,6 @@ export {
   type ProviderConfig,
 } from './config.js';
 export { truncateMessages } from './truncate.js';
-export type { ProviderOptions } from './transport.js';
+export { LlmStallError } from './errors.js';
+export type { ProviderLog, ProviderOptions } from './transport.js';
 export type * from './types.js';

@@ -1,17 +1,26 @@
 // The Ollama /api/chat adapter, through the ollama client. Fixes upstream
 // defects L3 (stored arguments parsed with a bare JSON.parse) and L5 (tool
 // results sent with no tool name, so several results in one turn could not
-// be told apart).
+// be told apart). Answers are streamed (NDJSON), plain when the server
+// cannot.
 import { randomUUID } from 'node:crypto';
-import { Ollama, type ChatResponse, type Message, type Tool } from 'ollama';
+import {
+  Ollama,
+  type ChatRequest,
+  type ChatResponse,
+  type Message,
+  type Tool,
+  type ToolCall,
+} from 'ollama';
 import { readProviderConfig, type Env, type ProviderConfig } from './config.js';
-import { describeTransportFailure, makeProviderError, type Failure } from './errors.js';
-import { makeChatResult, makeToolCall, makeUsage, parseToolArguments } from './assistant-result.js';
+import { describeTransportFailure, IncompleteStreamError, type Failure } from './errors.js';
+import { makeChatResult, makeToolCall, makeUsage, mapStopReason, parseToolArguments } from './assistant-result.js';
+import { makeTextParts, type TextSink } from './answer-builder.js';
 import type { Fetch } from './retrying-fetch.js';
 import { makeTransport, type ProviderOptions } from './transport.js';
-import { endpointOf, isOllamaReply, wrongShape } from './answer-check.js';
-import { truncateMessages } from './truncate.js';
-import type { ChatMessage, ChatOptions, ChatResult, Provider, StopReason, ToolSchema } from './types.js';
+import { isOllamaReply } from './answer-check.js';
+import { makeStreamedProvider, type StreamAssembler } from './streamed-chat.js';
+import type { ChatMessage, ChatResult, Provider, StopReason, ToolSchema } from './types.js';
 
 /** An HTTP error status, raised before the ollama client sees the response. */
 class OllamaStatusError extends Error {
@@ -26,21 +35,56 @@ class OllamaStatusError extends Error {
 harden(OllamaStatusError);
 
 /**
- * Failed responses are read here, because the ollama client prints to the
- * console when an error body is not JSON, and we never log.
+ * The NDJSON body with every line checked on its way to the ollama client,
+ * which skips a line that is not JSON (printing it to the console) and
+ * would take a garbled answer for a shorter one: such a line errors the
+ * body with the parser's SyntaxError, and a body that ends without a last
+ * line (`done`, or an `error` the client reports) errors with an
+ * IncompleteStreamError.
  */
-const makeStatusCheckingFetch =
-  (inner: Fetch): Fetch =>
+const checkLines = (body: ReadableStream<Uint8Array>): ReadableStream<Uint8Array> => {
+  const decoder = new TextDecoder();
+  let partial = '';
+  let ended = false;
+  const check = (line: string) => {
+    if (line.trim() === '') return;
+    const value = JSON.parse(line) as { done?: unknown; error?: unknown } | null;
+    ended ||= value?.done === true || value?.error !== undefined;
+  };
+  return body.pipeThrough(
+    new TransformStream<Uint8Array, Uint8Array>({
+      transform(chunk, controller) {
+        const lines = (partial + decoder.decode(chunk, { stream: true })).split('\n');
+        partial = lines.pop() ?? '';
+        lines.forEach(check);
+        controller.enqueue(chunk);
+      },
+      flush() {
+        check(partial + decoder.decode());
+        if (!ended) throw new IncompleteStreamError();
+      },
+    }),
+  );
+};
+
+/**
+ * Failed responses are read here, because the ollama client prints to the
+ * console when an error body is not JSON, and we never log. A streamed
+ * answer (`streamed`: the fetch under it let only a stream through) has
+ * its lines checked.
+ */
+const makeOllamaFetch =
+  (inner: Fetch, streamed: boolean): Fetch =>
   async (input, init) => {
     const response = await inner(input, init);
     if (response.ok) {
-      return response;
+      const { body, status, statusText, headers } = response;
+      return streamed && body ? new Response(checkLines(body), { status, statusText, headers }) : response;
     }
     const text = await response.text().catch(() => '');
     let message = text;
     try {
-      const body: unknown = JSON.parse(text);
-      const said = (body as { error?: unknown })?.error;
+      const said = (JSON.parse(text) as { error?: unknown } | null)?.error;
       if (typeof said === 'string') {
         message = said;
       }
@@ -49,6 +93,13 @@ const makeStatusCheckingFetch =
     }
     throw new OllamaStatusError(response.status, message);
   };
+
+/** `fetch` with `signal` joined to each request's own. */
+const withSignal = (fetch: Fetch, signal: AbortSignal | undefined): Fetch =>
+  signal === undefined
+    ? fetch
+    : (input, init) =>
+        fetch(input, { ...init, signal: init?.signal ? AbortSignal.any([init.signal, signal]) : signal });
 
 export const toOllamaMessages = (messages: readonly ChatMessage[]): Message[] => {
   // Which tool each call id went to, so a result can carry its tool's name.
@@ -118,16 +169,39 @@ export const fromOllamaResponse = (
     const id = typeof given === 'string' && given !== '' ? given : makeId();
     return makeToolCall(id, call.function.name, call.function.arguments);
   });
-  const reason = response.done_reason || undefined;
+  const stopReason = mapStopReason(STOP_REASONS, response.done_reason);
   return makeChatResult({
     content: response.message?.content,
     toolCalls,
     usage: makeUsage(response.prompt_eval_count, response.eval_count),
-    stopReason:
-      reason === undefined ? undefined : toolCalls.length > 0 ? 'tool_use' : (STOP_REASONS[reason] ?? 'other'),
+    stopReason: stopReason !== undefined && toolCalls.length > 0 ? 'tool_use' : stopReason,
   });
 };
 harden(fromOllamaResponse);
+
+/**
+ * Assembles a streamed Ollama reply: content pieces in order (each handed
+ * to onText), tool calls as they come (Ollama sends each one whole, its
+ * arguments an object), and the stop reason and counts of the last chunk,
+ * `done: true`, which makes it complete.
+ */
+export const makeOllamaAssembler = (onText: TextSink): StreamAssembler<ChatResponse> => {
+  const text = makeTextParts(onText);
+  const calls: ToolCall[] = [];
+  let last: ChatResponse | undefined;
+  const take = (chunk: ChatResponse) => {
+    text.add(chunk.message?.content);
+    calls.push(...(chunk.message?.tool_calls ?? []));
+    if (chunk.done) last = chunk;
+  };
+  const finish = () => {
+    if (last === undefined) throw new IncompleteStreamError();
+    const message = { role: 'assistant', content: text.text(), tool_calls: calls };
+    return fromOllamaResponse({ ...last, message });
+  };
+  return harden({ take, finish });
+};
+harden(makeOllamaAssembler);
 
 const describeFailure = (error: unknown): Failure => {
   if (error instanceof OllamaStatusError) {
@@ -141,66 +215,55 @@ const describeFailure = (error: unknown): Failure => {
   );
 };
 
+type OllamaRequest = Omit<ChatRequest, 'stream'>;
+
 /** The adapter for a parsed configuration; `env` feeds only the redactor. */
 export const makeOllamaProviderFromConfig = (
   config: ProviderConfig,
   env: Env,
   options: ProviderOptions = {},
 ): Provider => {
-  const transport = makeTransport(config, env, options);
-  const makeClient = (fetch: Fetch) =>
+  const transport = makeTransport(config, env, options, isOllamaReply);
+  /**
+   * The ollama client gives a request that is not streamed no signal, and
+   * its abort() ends all of its streamed requests at once; so each call
+   * gets a client of its own (a cheap object), whose fetch carries the
+   * call's signal.
+   */
+  const clientFor = (fetch: Fetch, streamed: boolean, signal: AbortSignal | undefined) =>
     new Ollama({
       host: config.host,
-      fetch: makeStatusCheckingFetch(fetch),
+      fetch: makeOllamaFetch(withSignal(fetch, signal), streamed),
       // Ollama itself needs no key; a gateway or ollama.com in front of it may.
       ...(config.authToken ? { headers: { Authorization: `Bearer ${config.authToken}` } } : {}),
     });
-  const client = makeClient(transport.fetch);
-  /**
-   * The ollama client gives a request that is not streamed no signal, and
-   * its abort() ends all of its streamed requests at once; so a call that
-   * may be aborted gets a client of its own, whose fetch carries the
-   * call's signal.
-   */
-  const clientFor = (signal: AbortSignal | undefined) =>
-    signal === undefined
-      ? client
-      : makeClient((input, init) =>
-          transport.fetch(input, { ...init, signal: init?.signal ? AbortSignal.any([init.signal, signal]) : signal }),
-        );
-
-  const chat = async (messages: readonly ChatMessage[], tools: readonly ToolSchema[], { signal }: ChatOptions = {}) => {
-    const request = {
-      model: config.model,
-      messages: toOllamaMessages(truncateMessages(messages, config.maxMessages)),
-      stream: false as const,
-      options: { num_predict: config.maxTokens },
-      ...(tools.length > 0 ? { tools: toOllamaTools(tools) } : {}),
-    };
-    transport.debug(`request ${JSON.stringify(request)}`);
-    let response: ChatResponse;
-    try {
-      response = await clientFor(signal).chat(request);
-    } catch (error) {
-      transport.debug(`error ${String(error)}`);
-      // Aborted by the caller: its reason, not an LLM failure.
-      signal?.throwIfAborted();
-      throw makeProviderError(describeFailure(error), config, transport.redact);
-    }
-    transport.debug(`response ${JSON.stringify(response)}`);
+  const sendPlain = async (request: OllamaRequest, signal: AbortSignal | undefined) => {
+    const response = await clientFor(transport.fetch, false, signal).chat({ ...request, stream: false });
     // A server may answer 200 with an error record instead of a reply.
     const said = (response as { error?: unknown }).error;
-    if (typeof said === 'string') {
-      throw makeProviderError({ kind: 'other', message: said }, config, transport.redact);
-    }
-    if (!isOllamaReply(response)) {
-      const answer = wrongShape(endpointOf(`${config.host.replace(/\/+$/, '')}/api/chat`), response);
-      throw makeProviderError({ kind: 'unexpected', answer }, config, transport.redact);
-    }
-    return fromOllamaResponse(response);
+    if (typeof said === 'string') throw Error(said);
+    return response;
   };
-
-  return harden({ kind: 'ollama', model: config.model, chat });
+  return makeStreamedProvider<OllamaRequest, ChatResponse>(
+    {
+      buildRequest: (messages, tools) => ({
+        model: config.model,
+        messages: toOllamaMessages(messages),
+        options: { num_predict: config.maxTokens },
+        ...(tools.length > 0 ? { tools: toOllamaTools(tools) } : {}),
+      }),
+      openStream: (request, signal) =>
+        clientFor(transport.streamFetch, true, signal).chat({ ...request, stream: true }),
+      makeAssembler: makeOllamaAssembler,
+      sendPlain,
+      isPlainAnswer: isOllamaReply,
+      fromPlain: answer => fromOllamaResponse(answer as ChatResponse),
+      chatPath: '/api/chat',
+      describeFailure,
+    },
+    config,
+    transport,
+  );
 };
 harden(makeOllamaProviderFromConfig);
 

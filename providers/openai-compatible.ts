@@ -1,24 +1,25 @@
 // The OpenAI-compatible Chat Completions adapter (OpenAI, llama.cpp, vLLM,
 // LM Studio, gateways), through the openai SDK. Every message is converted
 // field by field: upstream passed its own objects through (defect L6).
+// Answers are streamed (server-sent events, with usage in a last chunk),
+// plain when the server cannot.
 import OpenAI from 'openai';
 import type {
   ChatCompletion,
+  ChatCompletionChunk,
   ChatCompletionCreateParamsNonStreaming,
   ChatCompletionMessageParam,
   ChatCompletionTool,
 } from 'openai/resources/chat/completions.js';
 import { readProviderConfig, type Env, type ProviderConfig } from './config.js';
-import {
-  describeSdkFailure,
-  makeProviderError,
-  type Failure,
-} from './errors.js';
-import { makeChatResult, makeToolCall, makeUsage } from './assistant-result.js';
-import { makeTransport, type ProviderOptions } from './transport.js';
-import { endpointOf, isOpenAICompletion, wrongShape } from './answer-check.js';
-import { truncateMessages } from './truncate.js';
-import type { ChatMessage, ChatOptions, ChatResult, Provider, StopReason, ToolSchema } from './types.js';
+import { describeSdkFailure, type Failure } from './errors.js';
+import { makeChatResult, makeToolCall, makeUsage, mapStopReason } from './assistant-result.js';
+import { makeAnswerBuilder, type TextSink } from './answer-builder.js';
+import type { Fetch } from './retrying-fetch.js';
+import { makeTransport, sdkClientOptions, type ProviderOptions } from './transport.js';
+import { isOpenAICompletion } from './answer-check.js';
+import { makeStreamedProvider, type StreamAssembler } from './streamed-chat.js';
+import type { ChatMessage, ChatResult, Provider, StopReason, ToolSchema } from './types.js';
 
 /**
  * Local servers need no key, but the SDK refuses to start without one (or
@@ -81,15 +82,41 @@ export const fromOpenAICompletion = (completion: ChatCompletion): ChatResult => 
   const toolCalls = (message?.tool_calls ?? []).flatMap(call =>
     call.type === 'function' ? [makeToolCall(call.id, call.function.name, call.function.arguments)] : [],
   );
-  const reason = choice?.finish_reason ?? undefined;
   return makeChatResult({
     content: message?.content,
     toolCalls,
     usage: makeUsage(completion.usage?.prompt_tokens, completion.usage?.completion_tokens),
-    stopReason: reason === undefined ? undefined : (STOP_REASONS[reason] ?? 'other'),
+    stopReason: mapStopReason(STOP_REASONS, choice?.finish_reason),
   });
 };
 harden(fromOpenAICompletion);
+
+/**
+ * Assembles a streamed chat completion (the first choice): content deltas
+ * in order (each handed to onText), each tool call from the deltas that
+ * carry its index (id and name as they come, argument pieces appended),
+ * the finish reason, which makes it complete, and the usage that
+ * `stream_options.include_usage` asks for in a last chunk with no choices.
+ */
+export const makeOpenAIAssembler = (onText: TextSink): StreamAssembler<ChatCompletionChunk> => {
+  const answer = makeAnswerBuilder(onText, STOP_REASONS);
+  const take = (chunk: ChatCompletionChunk) => {
+    answer.usage(chunk.usage?.prompt_tokens, chunk.usage?.completion_tokens);
+    const choice = chunk.choices?.[0];
+    if (choice === undefined) return;
+    answer.text(choice.delta?.content);
+    for (const { index, id, function: given } of choice.delta?.tool_calls ?? []) {
+      answer.call(index, { id, name: given?.name });
+      answer.args(index, given?.arguments);
+    }
+    if (choice.finish_reason) {
+      answer.stop(choice.finish_reason);
+      answer.end();
+    }
+  };
+  return harden({ take, finish: answer.result });
+};
+harden(makeOpenAIAssembler);
 
 const describeFailure = (error: unknown): Failure => describeSdkFailure(error, OpenAI);
 
@@ -99,45 +126,40 @@ export const makeOpenAIProviderFromConfig = (
   env: Env,
   options: ProviderOptions = {},
 ): Provider => {
-  const transport = makeTransport(config, env, options);
-  const client = new OpenAI({
-    apiKey: config.authToken ?? NO_KEY,
-    baseURL: config.host,
-    maxRetries: 0,
-    timeout: transport.sdkTimeoutMs,
-    fetch: transport.fetch,
-    logLevel: 'off',
-    // Explicit nulls stop the SDK reading OPENAI_ORG_ID and OPENAI_PROJECT_ID.
-    organization: null,
-    project: null,
-  });
-
-  const chat = async (messages: readonly ChatMessage[], tools: readonly ToolSchema[], { signal }: ChatOptions = {}) => {
-    const request: ChatCompletionCreateParamsNonStreaming = {
-      model: config.model,
-      max_tokens: config.maxTokens,
-      messages: toOpenAIMessages(truncateMessages(messages, config.maxMessages)),
-      ...(tools.length > 0 ? { tools: toOpenAITools(tools) } : {}),
-    };
-    transport.debug(`request ${JSON.stringify(request)}`);
-    let completion: ChatCompletion;
-    try {
-      completion = await client.chat.completions.create(request, signal ? { signal } : undefined);
-    } catch (error) {
-      transport.debug(`error ${String(error)}`);
-      // Aborted by the caller: its reason, not an LLM failure.
-      signal?.throwIfAborted();
-      throw makeProviderError(describeFailure(error), config, transport.redact);
-    }
-    transport.debug(`response ${JSON.stringify(completion)}`);
-    if (!isOpenAICompletion(completion)) {
-      const answer = wrongShape(endpointOf(`${config.host.replace(/\/+$/, '')}/chat/completions`), completion);
-      throw makeProviderError({ kind: 'unexpected', answer }, config, transport.redact);
-    }
-    return fromOpenAICompletion(completion);
-  };
-
-  return harden({ kind: 'openai', model: config.model, chat });
+  const transport = makeTransport(config, env, options, isOpenAICompletion);
+  const makeClient = (fetch: Fetch) =>
+    new OpenAI({
+      ...sdkClientOptions(config, transport, fetch),
+      apiKey: config.authToken ?? NO_KEY,
+      // Explicit nulls stop the SDK reading OPENAI_ORG_ID and OPENAI_PROJECT_ID.
+      organization: null,
+      project: null,
+    });
+  const streaming = makeClient(transport.streamFetch);
+  const plain = makeClient(transport.fetch);
+  return makeStreamedProvider<ChatCompletionCreateParamsNonStreaming, ChatCompletionChunk>(
+    {
+      buildRequest: (messages, tools) => ({
+        model: config.model,
+        max_tokens: config.maxTokens,
+        messages: toOpenAIMessages(messages),
+        ...(tools.length > 0 ? { tools: toOpenAITools(tools) } : {}),
+      }),
+      openStream: (request, signal) =>
+        streaming.chat.completions.create(
+          { ...request, stream: true, stream_options: { include_usage: true } },
+          { signal },
+        ),
+      makeAssembler: makeOpenAIAssembler,
+      sendPlain: (request, signal) => plain.chat.completions.create(request, signal ? { signal } : undefined),
+      isPlainAnswer: isOpenAICompletion,
+      fromPlain: answer => fromOpenAICompletion(answer as ChatCompletion),
+      chatPath: '/chat/completions',
+      describeFailure,
+    },
+    config,
+    transport,
+  );
 };
 harden(makeOpenAIProviderFromConfig);
 

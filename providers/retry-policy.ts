@@ -15,10 +15,11 @@ export const MAX_RETRY_AFTER_MS = 60_000;
  * Rate limits, overload and server errors are worth another attempt; a client
  * error (bad request, auth, unknown model) will fail the same way again.
  * 408 and 409 are included because the big APIs use them for transient
- * request timeouts and lock contention.
+ * request timeouts and lock contention. 501 is not: a server that does not
+ * implement something (streaming, say) will not have it a second later.
  */
 export const isRetryableStatus = (status: number): boolean =>
-  status === 408 || status === 409 || status === 429 || status >= 500;
+  status === 408 || status === 409 || status === 429 || (status >= 500 && status !== 501);
 harden(isRetryableStatus);
 
 type HeaderReader = { get(name: string): string | null };

@@ -1,26 +1,18 @@
 // The one HTTP layer under all three SDKs. Each SDK is built with its own
 // retries off and this fetch in their place, so every provider gets the same
-// policy: a timeout per attempt, and 429/5xx retried with backoff and jitter,
-// honouring retry-after, at most maxRetries times. The final response, good
-// or bad, goes back to the SDK, which turns it into a result or its error.
+// policy: a timeout per attempt (and, for streamed answers, a stall watch),
+// and 429/5xx retried with backoff and jitter, honouring retry-after, at
+// most maxRetries times. The final response, good or bad, goes back to the
+// SDK, which turns it into a result or its error.
 import {
   MAX_RETRY_AFTER_MS,
   backoffDelay,
   isRetryableStatus,
   parseRetryAfter,
 } from './retry-policy.js';
+import { LlmStallError, LlmTimeoutError } from './errors.js';
 
 export type Fetch = typeof fetch;
-
-/** Thrown when one attempt outlives LAL_TIMEOUT_MS. */
-export class LlmTimeoutError extends Error {
-  override name = 'LlmTimeoutError';
-  constructor(readonly timeoutMs: number) {
-    // The SDKs recognise "timed out" and report a connection timeout.
-    super(`the LLM request timed out after ${timeoutMs} ms`);
-  }
-}
-harden(LlmTimeoutError);
 
 /**
  * Waits `ms`; when `signal` aborts first, rejects at once with its reason
@@ -54,9 +46,72 @@ export interface RetryingFetchOptions {
   readonly random: () => number;
   readonly now: () => number;
   readonly fetch: Fetch;
+  /**
+   * For streamed answers: an attempt from which nothing comes for this
+   * long (no answer, or no further piece of its body) is aborted with an
+   * LlmStallError. Absent for plain requests, whose answer comes whole
+   * only once the model is done.
+   */
+  readonly stallMs?: number;
   /** Receives one line per attempt; given only when FAE_DEBUG=1, and already redacting. */
   readonly debugLog?: (line: string) => void;
 }
+
+interface StallWatch {
+  /** Something came: the silence starts again. */
+  readonly restart: () => void;
+  readonly stop: () => void;
+}
+
+/** Calls `abort` with an LlmStallError once `stallMs` pass without a restart; running from now. */
+const watchForStall = (stallMs: number, abort: (reason: LlmStallError) => void): StallWatch => {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const stop = () => clearTimeout(timer);
+  const restart = () => {
+    stop();
+    timer = setTimeout(() => abort(new LlmStallError(stallMs)), stallMs);
+    // Unref'd: a watch left running keeps nothing alive.
+    timer.unref?.();
+  };
+  restart();
+  return { restart, stop };
+};
+
+/**
+ * The response with its body read through `watch`: every piece restarts it,
+ * and the body's end, failure or cancellation stops it. Bytes, not parsed
+ * events, are watched, so a keep-alive the server sends counts as life.
+ */
+const watchBody = (response: Response, watch: StallWatch): Response => {
+  if (response.body === null) {
+    watch.stop();
+    return response;
+  }
+  const reader = response.body.getReader();
+  const body = new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      try {
+        const { done, value } = await reader.read();
+        if (done) {
+          watch.stop();
+          controller.close();
+          return;
+        }
+        watch.restart();
+        controller.enqueue(value);
+      } catch (error) {
+        watch.stop();
+        throw error;
+      }
+    },
+    cancel(reason) {
+      watch.stop();
+      return reader.cancel(reason);
+    },
+  });
+  const { status, statusText, headers } = response;
+  return new Response(body, { status, statusText, headers });
+};
 
 const describeTarget = (input: Parameters<Fetch>[0], init?: RequestInit) => {
   const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
@@ -88,19 +143,27 @@ const discardBody = async (response: Response) => {
 };
 
 export const makeRetryingFetch = (options: RetryingFetchOptions): Fetch => {
-  const { maxRetries, timeoutMs, sleep, random, now, fetch: innerFetch, debugLog } = options;
+  const { maxRetries, timeoutMs, stallMs, sleep, random, now, fetch: innerFetch, debugLog } = options;
 
-  const attempt = (input: Parameters<Fetch>[0], init: RequestInit | undefined) => {
-    // The timeout aborts with an LlmTimeoutError as its reason, which
-    // fetch rejects with, and the body stream too: a reply that stalls
-    // halfway is a timeout as well, and the connection is closed either
-    // way. The timer runs on while the SDK reads the body, so it is not
-    // cleared here; unref'd, it keeps nothing alive.
-    const timeout = new AbortController();
-    const timer = setTimeout(() => timeout.abort(new LlmTimeoutError(timeoutMs)), timeoutMs);
+  const attempt = async (input: Parameters<Fetch>[0], init: RequestInit | undefined) => {
+    // The timeout and the stall watch abort with their error as the reason,
+    // which fetch rejects with, and the body stream too: a reply that stops
+    // halfway is a timeout (or a stall) as well, and the connection is
+    // closed either way. The timer runs on while the SDK reads the body, so
+    // it is not cleared here; unref'd, it keeps nothing alive.
+    const ended = new AbortController();
+    const end = (reason: Error) => ended.abort(reason);
+    const timer = setTimeout(() => end(new LlmTimeoutError(timeoutMs)), timeoutMs);
     timer.unref?.();
-    const signal = init?.signal ? AbortSignal.any([init.signal, timeout.signal]) : timeout.signal;
-    return innerFetch(input, { ...init, signal });
+    const watch = stallMs === undefined ? undefined : watchForStall(stallMs, end);
+    const signal = init?.signal ? AbortSignal.any([init.signal, ended.signal]) : ended.signal;
+    try {
+      const response = await innerFetch(input, { ...init, signal });
+      return watch ? watchBody(response, watch) : response;
+    } catch (error) {
+      watch?.stop();
+      throw error;
+    }
   };
 
   const retryingFetch = async (input: Parameters<Fetch>[0], init?: RequestInit) => {

@@ -58,19 +58,25 @@ export interface ChatResult {
   readonly stopReason?: StopReason;
 }
 
-/**
- * What one chat() call may be given besides the request itself; later
- * options (streaming callbacks) join here.
- */
+/** What one chat() call may be given besides the request itself. */
 export interface ChatOptions {
   /**
-   * Aborting it stops the call: its HTTP connection is closed, a retry's
-   * wait ends, and chat() rejects with the signal's reason. Never harden a
-   * signal or a bag that holds one: a frozen AbortSignal cannot be aborted
-   * (abort() throws), so the bag is passed as it is.
+   * Aborting it stops the call: its HTTP connection is closed (a stream
+   * too, however far it got), a retry's wait ends, and chat() rejects with
+   * the signal's reason. Never harden a signal or a bag that holds one: a
+   * frozen AbortSignal cannot be aborted (abort() throws), so the bag is
+   * passed as it is.
    */
   readonly signal?: AbortSignal;
-  /** Told of each piece of the assistant's text as it arrives, where the provider streams. */
+  /**
+   * Called with each piece of the assistant's text as it arrives, in order,
+   * before chat() resolves, so a caller can show the answer while it comes;
+   * the pieces joined are the result's content. Never called with the
+   * text of tool-call arguments (nor with a model's hidden reasoning).
+   * When the server cannot stream, it is called once, with the whole text.
+   * It is called synchronously and should return quickly; what it throws
+   * ends the call (its connection is closed) and chat() rejects with that.
+   */
   readonly onText?: (delta: string) => void;
 }
 

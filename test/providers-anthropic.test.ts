@@ -34,6 +34,7 @@ test('a plain answer, with usage; every system message joined into system', asyn
   t.deepEqual(request.body, {
     model: 'claude-test',
     max_tokens: 4096,
+    stream: true,
     system: 'You are fae.\n\nBe brief.',
     messages: [{ role: 'user', content: [{ type: 'text', text: 'hi' }] }],
   });
@@ -69,6 +70,7 @@ test('a tool call round trip: call, result, answer, with the exact request shape
   t.deepEqual(server.chatRequests[1].body, {
     model: 'claude-test',
     max_tokens: 4096,
+    stream: true,
     system: 'sys',
     tools: server.chatRequests[0].body.tools,
     messages: [

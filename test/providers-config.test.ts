@@ -18,6 +18,7 @@ test('defaults: Ollama on localhost with qwen3 and the documented limits', t => 
       maxMessages: undefined,
       maxRetries: 2,
       timeoutMs: 120000,
+      stallMs: 30000,
       debug: false,
     },
   );
@@ -68,16 +69,25 @@ test('an unknown LAL_PROVIDER is a clear error', t => {
   });
 });
 
-test('LAL_MODEL, LAL_MAX_TOKENS, LAL_MAX_MESSAGES, LAL_MAX_RETRIES, LAL_TIMEOUT_MS are read', t => {
+test('LAL_MODEL, LAL_MAX_TOKENS, LAL_MAX_MESSAGES, LAL_MAX_RETRIES, LAL_TIMEOUT_MS, LAL_STALL_MS are read', t => {
   const config = readProviderConfig({
     LAL_MODEL: 'llama3.2',
     LAL_MAX_TOKENS: '512',
     LAL_MAX_MESSAGES: '20',
     LAL_MAX_RETRIES: '0',
     LAL_TIMEOUT_MS: '5000',
+    LAL_STALL_MS: '1500',
     FAE_DEBUG: '1',
   });
-  t.like(config, { model: 'llama3.2', maxTokens: 512, maxMessages: 20, maxRetries: 0, timeoutMs: 5000, debug: true });
+  t.like(config, {
+    model: 'llama3.2',
+    maxTokens: 512,
+    maxMessages: 20,
+    maxRetries: 0,
+    timeoutMs: 5000,
+    stallMs: 1500,
+    debug: true,
+  });
 });
 
 test('blank settings count as unset', t => {
@@ -105,6 +115,12 @@ test('a non-numeric LAL_MAX_TOKENS is a clear error quoting the value', t => {
     message: 'LAL_MAX_RETRIES must be a whole number (0 or more), not "-1"',
   });
   t.throws(() => readProviderConfig({ LAL_TIMEOUT_MS: 'soon' }), { message: /LAL_TIMEOUT_MS/ });
+  t.throws(() => readProviderConfig({ LAL_STALL_MS: '30s' }), {
+    message: 'LAL_STALL_MS must be a positive whole number, not "30s"',
+  });
+  t.throws(() => readProviderConfig({ LAL_STALL_MS: '0' }), {
+    message: 'LAL_STALL_MS must be a positive whole number, not "0"',
+  });
 });
 
 test('a malformed LAL_HOST is a clear error quoting the value', t => {

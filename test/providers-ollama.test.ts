@@ -40,7 +40,7 @@ test('a plain answer, with usage', async t => {
   t.false('authorization' in request.headers);
   t.deepEqual(request.body, {
     model: 'qwen-test',
-    stream: false,
+    stream: true,
     options: { num_predict: 4096 },
     messages: [
       { role: 'system', content: 'You are fae.' },
@@ -68,7 +68,7 @@ test('a tool call round trip: call, result, answer, with the exact request shape
 
   t.deepEqual(server.chatRequests[1].body, {
     model: 'qwen-test',
-    stream: false,
+    stream: true,
     options: { num_predict: 4096 },
     tools: [
       {

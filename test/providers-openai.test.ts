@@ -32,6 +32,8 @@ test('a plain answer, with usage', async t => {
   t.deepEqual(request.body, {
     model: 'llama-test',
     max_tokens: 4096,
+    stream: true,
+    stream_options: { include_usage: true },
     messages: [
       { role: 'system', content: 'You are fae.' },
       { role: 'user', content: 'hi' },

@@ -44,10 +44,10 @@ test('truncation: with no user turn at all, never opens with a tool result', t =
   t.not(kept[1].role, 'tool');
 });
 
-test('retry policy: 408, 409, 429 and 5xx are retried; other statuses are not', t => {
+test('retry policy: 408, 409, 429 and 5xx but 501 are retried; other statuses are not', t => {
   t.deepEqual(
-    [400, 401, 403, 404, 408, 409, 422, 429, 500, 502, 503, 529].map(isRetryableStatus),
-    [false, false, false, false, true, true, false, true, true, true, true, true],
+    [400, 401, 403, 404, 408, 409, 422, 429, 500, 501, 502, 503, 529].map(isRetryableStatus),
+    [false, false, false, false, true, true, false, true, true, false, true, true, true],
   );
 });
 

@@ -23,6 +23,14 @@ export interface ScriptedReply {
   readonly usage?: { readonly inputTokens: number; readonly outputTokens: number } | null;
   /** 'max_tokens' scripts a reply cut off by the length limit. */
   readonly stopReason?: 'end_turn' | 'tool_use' | 'max_tokens';
+  /**
+   * Streamed replies only: the first half of the events, then a wait for
+   * this, then the rest. One that never settles leaves the stream open and
+   * silent until the client gives up.
+   */
+  readonly midway?: Promise<unknown>;
+  /** Streamed replies only: the event halfway is cut short, so it is not JSON. */
+  readonly garbled?: boolean;
 }
 
 export interface ScriptedFailure {
@@ -82,6 +90,18 @@ export interface WireResponse {
   readonly resetAfter?: number;
   /** Send the headers and this much of the body, then nothing more. */
   readonly stallAfter?: number;
+  /** A streamed answer instead of `body`. */
+  readonly stream?: WireStream;
+}
+
+export interface WireStream {
+  readonly contentType: string;
+  /** The events, rendered. */
+  readonly frames: readonly string[];
+  /** Sent halfway: a wait for this promise before the rest. */
+  readonly midway?: Promise<unknown>;
+  /** Halfway, the connection is reset, or left open with nothing more sent. */
+  readonly cut?: 'reset' | 'stall';
 }
 
 type Json = Record<string, unknown>;
@@ -235,6 +255,169 @@ export const replyBody = (kind: LlmKind, reply: ScriptedReply, model: string, co
         total_duration: 1000,
         ...(usage ? { prompt_eval_count: usage.inputTokens, eval_count: usage.outputTokens } : {}),
       };
+  }
+};
+
+// Streamed replies, as each API sends them: server-sent events for
+// Anthropic and OpenAI, NDJSON lines for Ollama. Text comes a word at a
+// time and tool-call arguments three characters at a time (so a piece may
+// split a character's surrogate pair), so assembling them is exercised.
+
+/** Is this chat request asking for a stream? Ollama streams unless told not to. */
+export const isStreamRequest = (kind: LlmKind, body: unknown): boolean => {
+  const stream = isObject(body) ? body.stream : undefined;
+  return kind === 'ollama' ? stream !== false : stream === true;
+};
+
+export const STREAM_CONTENT_TYPES: Readonly<Record<LlmKind, string>> = {
+  anthropic: 'text/event-stream; charset=utf-8',
+  openai: 'text/event-stream; charset=utf-8',
+  ollama: 'application/x-ndjson',
+};
+
+/** One event: an SSE event (named, for Anthropic) or an NDJSON line. */
+export interface StreamEvent {
+  readonly event?: string;
+  readonly data: string;
+}
+
+/** The event as it goes on the wire. */
+export const renderEvent = (kind: LlmKind, { event, data }: StreamEvent): string => {
+  if (kind === 'ollama') return `${data}\n`;
+  return `${event === undefined ? '' : `event: ${event}\n`}data: ${data}\n\n`;
+};
+
+/** The same event cut short in the middle of its JSON. */
+export const garbleEvent = (event: StreamEvent): StreamEvent => ({
+  ...event,
+  data: event.data.slice(0, Math.floor(event.data.length / 2)),
+});
+
+/** Words with the spaces before them; joined, the text again. */
+const wordsOf = (text: string | undefined): string[] => (text ?? '').match(/\s*\S+|\s+$/g) ?? [];
+
+const piecesOf = (text: string, size = 3): string[] => {
+  const pieces: string[] = [];
+  for (let at = 0; at < text.length; at += size) pieces.push(text.slice(at, at + size));
+  return pieces;
+};
+
+const json = (value: unknown): StreamEvent => ({ data: JSON.stringify(value) });
+const named = (type: string, value: Json): StreamEvent => ({ event: type, data: JSON.stringify({ type, ...value }) });
+
+const anthropicEvents = (reply: ScriptedReply, model: string, n: number, counter: Counter): StreamEvent[] => {
+  const usage = reply.usage === undefined ? { inputTokens: 10, outputTokens: 5 } : reply.usage;
+  const calls = reply.toolCalls ?? [];
+  const stop = reply.stopReason ?? (calls.length > 0 ? 'tool_use' : 'end_turn');
+  const events = [
+    named('message_start', {
+      message: {
+        id: `msg_${n}`, type: 'message', role: 'assistant', model, content: [], stop_reason: null, stop_sequence: null,
+        ...(usage ? { usage: { input_tokens: usage.inputTokens, output_tokens: 1 } } : {}),
+      },
+    }),
+  ];
+  const words = wordsOf(reply.text);
+  if (words.length > 0) {
+    events.push(named('content_block_start', { index: 0, content_block: { type: 'text', text: '' } }), named('ping', {}));
+    for (const text of words) events.push(named('content_block_delta', { index: 0, delta: { type: 'text_delta', text } }));
+    events.push(named('content_block_stop', { index: 0 }));
+  }
+  for (const [i, call] of calls.entries()) {
+    const index = i + (words.length > 0 ? 1 : 0);
+    const id = call.id ?? `toolu_${counter.next()}`;
+    events.push(named('content_block_start', { index, content_block: { type: 'tool_use', id, name: call.name, input: {} } }));
+    for (const partial_json of ['', ...piecesOf(JSON.stringify(argumentsObject(call.arguments)))]) {
+      events.push(named('content_block_delta', { index, delta: { type: 'input_json_delta', partial_json } }));
+    }
+    events.push(named('content_block_stop', { index }));
+  }
+  events.push(
+    named('message_delta', {
+      delta: { stop_reason: stop, stop_sequence: null },
+      ...(usage ? { usage: { output_tokens: usage.outputTokens } } : {}),
+    }),
+    named('message_stop', {}),
+  );
+  return events;
+};
+
+const openAIEvents = (
+  reply: ScriptedReply,
+  model: string,
+  n: number,
+  counter: Counter,
+  includeUsage: boolean,
+): StreamEvent[] => {
+  const usage = reply.usage === undefined ? { inputTokens: 10, outputTokens: 5 } : reply.usage;
+  const calls = reply.toolCalls ?? [];
+  const stop = reply.stopReason ?? (calls.length > 0 ? 'tool_use' : 'end_turn');
+  const chunk = (delta: Json, finish: string | null = null) =>
+    json({
+      id: `chatcmpl-${n}`, object: 'chat.completion.chunk', created: 1_700_000_000 + n, model,
+      choices: [{ index: 0, delta, finish_reason: finish, logprobs: null }],
+      // As OpenAI does when usage is asked for: null until the last chunk.
+      ...(includeUsage ? { usage: null } : {}),
+    });
+  const events = [chunk({ role: 'assistant', content: '' })];
+  for (const content of wordsOf(reply.text)) events.push(chunk({ content }));
+  for (const [index, call] of calls.entries()) {
+    const id = call.id ?? `call_${counter.next()}`;
+    events.push(chunk({ tool_calls: [{ index, id, type: 'function', function: { name: call.name, arguments: '' } }] }));
+    for (const piece of piecesOf(argumentsText(call.arguments))) {
+      events.push(chunk({ tool_calls: [{ index, function: { arguments: piece } }] }));
+    }
+  }
+  events.push(chunk({}, { end_turn: 'stop', tool_use: 'tool_calls', max_tokens: 'length' }[stop]));
+  if (includeUsage && usage) {
+    events.push(
+      json({
+        id: `chatcmpl-${n}`, object: 'chat.completion.chunk', created: 1_700_000_000 + n, model, choices: [],
+        usage: { prompt_tokens: usage.inputTokens, completion_tokens: usage.outputTokens, total_tokens: usage.inputTokens + usage.outputTokens },
+      }),
+    );
+  }
+  events.push({ data: '[DONE]' });
+  return events;
+};
+
+const ollamaEvents = (reply: ScriptedReply, model: string, n: number): StreamEvent[] => {
+  const usage = reply.usage === undefined ? { inputTokens: 10, outputTokens: 5 } : reply.usage;
+  const stop = reply.stopReason === 'max_tokens' ? 'length' : 'stop';
+  const created_at = new Date(Date.UTC(2025, 0, 1, 0, 0, n)).toISOString();
+  const line = (message: Json, extra: Json = { done: false }) =>
+    json({ model, created_at, message: { role: 'assistant', content: '', ...message }, ...extra });
+  return [
+    ...wordsOf(reply.text).map(content => line({ content })),
+    // Ollama sends each tool call whole.
+    ...(reply.toolCalls ?? []).map(call =>
+      line({
+        tool_calls: [{ ...(call.id ? { id: call.id } : {}), function: { name: call.name, arguments: argumentsObject(call.arguments) } }],
+      }),
+    ),
+    line({}, {
+      done: true, done_reason: stop, total_duration: 1000,
+      ...(usage ? { prompt_eval_count: usage.inputTokens, eval_count: usage.outputTokens } : {}),
+    }),
+  ];
+};
+
+/** The events of a streamed reply for the API of `kind`, in order. */
+export const streamEvents = (
+  kind: LlmKind,
+  reply: ScriptedReply,
+  model: string,
+  counter: Counter,
+  { includeUsage = false } = {},
+): StreamEvent[] => {
+  const n = counter.next();
+  switch (kind) {
+    case 'anthropic':
+      return anthropicEvents(reply, model, n, counter);
+    case 'openai':
+      return openAIEvents(reply, model, n, counter, includeUsage);
+    default:
+      return ollamaEvents(reply, model, n);
   }
 };
 

@@ -11,7 +11,15 @@
  * Each url is chosen so that LAL_HOST=server.url alone selects the right
  * provider (the Anthropic one carries 'anthropic.com' in its path). Also
  * served: GET …/models (openai, anthropic), GET /api/tags, /api/version and /
- * (ollama). Responses are plain JSON, not streamed.
+ * (ollama).
+ *
+ * A chat request that asks for a stream (`stream: true`; for Ollama, unless
+ * `stream: false`) is answered as the real API streams: server-sent events
+ * (Anthropic, OpenAI; OpenAI's usage chunk only when the request sets
+ * `stream_options.include_usage`) or NDJSON lines (Ollama), text a word at a
+ * time and tool-call arguments a few characters at a time. Other requests
+ * get the plain JSON answer, and so does every request to a server started
+ * with { streams: false }, one that cannot stream.
  *
  * Scripting: each chat request takes the next step from a queue.
  *
@@ -29,6 +37,8 @@
  *   server.resetBeforeAnswer()                              // a reset before any answer (safe to retry)
  *   server.hold()                                           // no answer at all: the request stays open
  *   server.stallMidBody()                                   // headers, half a reply, then nothing more
+ *   server.reply({ text, midway: promise })                 // streamed: half the events, a wait for it, the rest
+ *   server.reply({ text, garbled: true })                   // streamed: the event halfway is not JSON
  *
  * The calls chain. With an empty queue and no `otherwise`, a chat request is
  * answered 500 with "no scripted reply", which shows up in the test. A chat
@@ -40,7 +50,8 @@
  * lowercase headers, parsed JSON body, raw text); `server.chatRequests` only
  * the chat ones; `server.pending` counts unused steps. `server.abandoned`
  * lists the chat requests whose client closed the connection before the
- * answer was complete (a request fae gave up on), and
+ * answer was complete (a request fae gave up on; one given up before it was
+ * even all sent is listed there only, with no body), and
  * `server.whenAbandoned(n)` resolves once there are n of them;
  * `server.whenReceived(n)` resolves once n chat requests have arrived.
  * `server.env(extra)`
@@ -66,16 +77,25 @@ import {
   checkChatRequest,
   errorBody,
   failureResponse,
+  garbleEvent,
   isFailure,
   isRaw,
   isReset,
   isStall,
+  isStreamRequest,
+  renderEvent,
   replyBody,
+  streamEvents,
+  STREAM_CONTENT_TYPES,
   type Answer,
+  type Counter,
   type LlmKind,
   type ScriptedFailure,
   type ScriptedReply,
+  type ScriptedReset,
+  type ScriptedStall,
   type WireResponse,
+  type WireStream,
 } from './llm-server-wire.js';
 
 export type { Answer, LlmKind, ScriptedFailure, ScriptedRaw, ScriptedReply, ScriptedToolCall } from './llm-server-wire.js';
@@ -135,6 +155,8 @@ export interface LlmServerOptions {
   readonly strict?: boolean;
   /** The model named in replies when the request names none. */
   readonly model?: string;
+  /** False for a server that cannot stream: every request gets a plain answer (default true). */
+  readonly streams?: boolean;
 }
 
 const CHAT_PATHS: Readonly<Record<LlmKind, (path: string) => boolean>> = {
@@ -149,12 +171,14 @@ const URL_SUFFIX: Readonly<Record<LlmKind, string>> = {
   ollama: '',
 };
 
+/** The body, or undefined when the client goes away before sending all of it. */
 const readBody = (req: IncomingMessage) =>
-  new Promise<string>((resolve, reject) => {
+  new Promise<string | undefined>(resolve => {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-    req.on('error', reject);
+    req.on('error', () => resolve(undefined));
+    req.on('close', () => resolve(req.complete ? Buffer.concat(chunks).toString('utf8') : undefined));
   });
 
 const record = (req: IncomingMessage, text: string, kind: LlmKind): RecordedRequest => {
@@ -175,7 +199,54 @@ const record = (req: IncomingMessage, text: string, kind: LlmKind): RecordedRequ
   return { method, path, headers, body, text, chat: method === 'POST' && CHAT_PATHS[kind](path.split('?')[0]) };
 };
 
+/** Writes a stream's frames, with its pause or cut halfway. */
+const sendStream = async (res: ServerResponse, { contentType, frames, midway, cut }: WireStream) => {
+  res.writeHead(200, { 'content-type': contentType, 'cache-control': 'no-cache' });
+  const half = Math.floor(frames.length / 2);
+  const head = frames.slice(0, half).join('');
+  if (cut === 'reset') {
+    res.write(head, () => res.socket?.resetAndDestroy());
+    return;
+  }
+  res.write(head);
+  if (cut === 'stall') return;
+  await midway?.then(
+    () => {},
+    () => {},
+  );
+  // The client may have gone meanwhile.
+  if (res.destroyed) return;
+  res.end(frames.slice(half).join(''));
+};
+
+/** A streamed answer to `body`; a scripted stall or reset streams half a reply. */
+const streamedAnswer = (
+  kind: LlmKind,
+  answer: ScriptedReply | ScriptedReset | ScriptedStall,
+  body: { stream_options?: { include_usage?: unknown } } | undefined,
+  model: string,
+  counter: Counter,
+): WireResponse => {
+  const cut = isStall(answer) ? 'stall' : isReset(answer) ? 'reset' : undefined;
+  const reply: ScriptedReply =
+    cut === undefined ? (answer as ScriptedReply) : { text: 'this reply stops halfway, never to arrive whole' };
+  const includeUsage = body?.stream_options?.include_usage === true;
+  const events = streamEvents(kind, reply, model, counter, { includeUsage });
+  const half = Math.floor(events.length / 2);
+  if (reply.garbled) events[half] = garbleEvent(events[half]);
+  const frames = events.map(event => renderEvent(kind, event));
+  return {
+    status: 200,
+    body: '',
+    stream: { contentType: STREAM_CONTENT_TYPES[kind], frames, ...(reply.midway ? { midway: reply.midway } : {}), ...(cut ? { cut } : {}) },
+  };
+};
+
 const send = (res: ServerResponse, response: WireResponse) => {
+  if (response.stream) {
+    void sendStream(res, response.stream);
+    return;
+  }
   if (response.resetAfter === -1) {
     res.socket?.resetAndDestroy();
     return;
@@ -237,6 +308,7 @@ const makeCountWaiters = (count: () => number) => {
 
 export const startLlmServer = async (kind: LlmKind, options: LlmServerOptions = {}): Promise<LlmServer> => {
   const strict = options.strict ?? true;
+  const streams = options.streams ?? true;
   const defaultModel = options.model ?? 'test-model';
   const queue: Step[] = [];
   const requests: RecordedRequest[] = [];
@@ -270,6 +342,9 @@ export const startLlmServer = async (kind: LlmKind, options: LlmServerOptions = 
     if (isReset(answer) && answer.beforeAnswer === true) {
       return { status: 0, body: '', resetAfter: -1 };
     }
+    if (streams && isStreamRequest(kind, request.body)) {
+      return streamedAnswer(kind, answer, request.body, model, counter);
+    }
     if (isStall(answer)) {
       const body = JSON.stringify(replyBody(kind, { text: 'this reply stops halfway' }, model, counter));
       return { status: 200, body: JSON.parse(body), stallAfter: Math.floor(body.length / 2) };
@@ -282,24 +357,33 @@ export const startLlmServer = async (kind: LlmKind, options: LlmServerOptions = 
   };
 
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
-    const request = harden(record(req, await readBody(req), kind));
-    requests.push(request);
-    if (request.chat) {
-      received.notify();
-      let cutByServer = false;
+    // Filled in once the request is all read.
+    const known: { request?: RecordedRequest } = {};
+    let cutByServer = false;
+    if (record(req, '', kind).chat) {
       res.on('close', () => {
-        // Closed before the answer was all sent, and not by a scripted reset.
+        // Closed before the answer was all sent (or even before the
+        // request was: then only its method, path and headers are known),
+        // and not by a scripted reset.
         if (!res.writableFinished && !cutByServer) {
-          abandoned.push(request);
+          abandoned.push(known.request ?? harden(record(req, '', kind)));
           abandonedCount.notify();
         }
       });
-      const response = await answerChat(request);
-      cutByServer = response.resetAfter !== undefined;
-      send(res, response);
+    }
+    const text = await readBody(req);
+    if (text === undefined) return;
+    const request = harden(record(req, text, kind));
+    known.request = request;
+    requests.push(request);
+    if (!request.chat) {
+      send(res, sideEndpoint(kind, request, defaultModel) ?? { status: 404, body: errorBody(kind, 404, `no route for ${request.method} ${request.path}`) });
       return;
     }
-    send(res, sideEndpoint(kind, request, defaultModel) ?? { status: 404, body: errorBody(kind, 404, `no route for ${request.method} ${request.path}`) });
+    received.notify();
+    const response = await answerChat(request);
+    cutByServer = response.resetAfter !== undefined || response.stream?.cut === 'reset';
+    send(res, response);
   };
 
   const server = createServer((req, res) => {
