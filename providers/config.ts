@@ -156,6 +156,10 @@ export const readProviderConfig = (env: Env): ProviderConfig => {
 };
 harden(readProviderConfig);
 
+/** LAL_STALL_MS alone, for what paces itself by it (fae's progress replies). */
+export const stallMsOf = (env: Env): number => readInteger(env, 'LAL_STALL_MS', DEFAULT_STALL_MS, 1) as number;
+harden(stallMsOf);
+
 /** A one-line description that is safe to log: no token, no secret of LAL_HOST. */
 export const describeProviderConfig = (config: ProviderConfig): string =>
   `${config.kind} model ${q(config.model)} at ${redactUrl(config.host)}`;

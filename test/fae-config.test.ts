@@ -10,6 +10,7 @@ test('defaults', t => {
     progressAfterMs: 1500,
     editableTurns: 2,
     editableMs: 600000,
+    stallMs: 30000,
     parallelTools: true,
     autoDismiss: true,
     debug: false,

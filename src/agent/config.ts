@@ -1,5 +1,6 @@
 // fae's own settings (the FAE_* variables), read once from the caplet's env
 // and frozen. The LLM settings (LAL_*) belong to providers/config.ts.
+import { stallMsOf } from '../../providers/config.js';
 import { q } from '@endo/errors';
 import { HELD_LIMIT } from '../conversations/held.js';
 
@@ -22,6 +23,8 @@ export interface FaeConfig {
    */
   readonly editableTurns: number;
   readonly editableMs: number;
+  /** The providers' LAL_STALL_MS, which progress replies pace themselves by. */
+  readonly stallMs: number;
   /** Turns that may run at once, each in a different conversation (FAE_CONCURRENT_TURNS). */
   readonly concurrentTurns: number;
   /** Run the tool calls of one model response concurrently (FAE_PARALLEL_TOOLS). */
@@ -125,6 +128,7 @@ export const readFaeConfig = (env: Env): FaeConfig =>
     probeTimeoutMs: readPositiveInteger(env, 'FAE_PROBE_TIMEOUT_MS', DEFAULT_PROBE_TIMEOUT_MS),
     concurrentTurns: readPositiveInteger(env, 'FAE_CONCURRENT_TURNS', DEFAULT_CONCURRENT_TURNS),
     progressAfterMs: readPositiveInteger(env, 'FAE_PROGRESS_AFTER_MS', DEFAULT_PROGRESS_AFTER_MS),
+    stallMs: stallMsOf(env),
     editableTurns: readWholeNumber(env, 'FAE_EDITABLE_TURNS', DEFAULT_EDITABLE_TURNS),
     editableMs: readPositiveInteger(env, 'FAE_EDITABLE_MS', DEFAULT_EDITABLE_MS),
     parallelTools: readSwitch(env, 'FAE_PARALLEL_TOOLS', true),

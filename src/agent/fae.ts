@@ -29,7 +29,7 @@ import { followInbox } from './inbox.js';
 import { makeMessageTurns, type Tally } from './message-turn.js';
 import { makeFaeEvents, type FaeEvents } from './fae-events.js';
 import { makeTurnStates, type TurnStates } from './turn-states.js';
-import { makeProgressReplies } from './progress-reply.js';
+import { QUIET_MS, makeProgressReplies } from './progress-reply.js';
 import { makeEditableAnswers, type EditableAnswers } from './editable-answers.js';
 import { makeOwnCopyWaits, type OwnCopyWaits } from './own-copy-waits.js';
 import { answeredAtStart } from './answered-at-start.js';
@@ -172,6 +172,8 @@ const turnsOn = (parts: FaeParts, daemon: DaemonAdapter, ownId: string | undefin
       logger,
       copies,
       onWaiting: number => events.emit({ type: 'progress', message: number, text: 'still waiting for the model' }),
+      // Said well before the model call is given up on as a stall.
+      quietMs: Math.min(QUIET_MS, Math.floor(config.stallMs / 3)),
     }),
     // Only where fae can edit its answer can an edit of the question be answered in place.
     editable: daemon.canEdit && config.editableTurns > 0 ? editable : undefined,

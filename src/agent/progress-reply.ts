@@ -15,12 +15,13 @@ import type { Logger } from '../logging/log.js';
 import type { OwnCopyWaits } from './own-copy-waits.js';
 
 export const WORKING = 'Working on it…';
+const STILL_WAITING = 'still waiting for the model';
 /** What an edited reply says when the model answered by a tool of its own. */
 export const ANSWERED_ELSEWHERE = 'Done (answered in another message).';
 /** Edits of one reply, at most one per this many ms: each reaches the person. */
 const EDIT_EVERY_MS = 1000;
-/** Text shown while a model call has streamed nothing for this long. */
-const QUIET_MS = 10_000;
+/** A model call quiet this long (unless FAE's settings say less) is shown as waited for. */
+export const QUIET_MS = 10_000;
 /** How much of a streamed answer a progress edit shows (its end). */
 const SHOWN_CHARS = 4000;
 /** Messages whose reply outlives a turn given up for a revision, at most. */
@@ -31,6 +32,8 @@ export interface ProgressReplyOptions {
   readonly logger: Logger;
   /** Told when a model call has streamed nothing for a while. */
   readonly onWaiting?: (number: bigint) => void;
+  /** How long a quiet model call goes before the reply says fae is still waiting (QUIET_MS). */
+  readonly quietMs?: number;
   /** Where fae's own copies of its replies are picked out. */
   readonly copies: OwnCopyWaits;
 }
@@ -141,7 +144,10 @@ const makeReplyEditor = (daemon: DaemonAdapter, { logger, copies }: Pick<Progres
   return harden({ post, setStatus, quiet, conclude });
 };
 
-export const makeProgressReplies = (daemon: DaemonAdapter, { afterMs, logger, onWaiting, copies }: ProgressReplyOptions) => {
+export const makeProgressReplies = (
+  daemon: DaemonAdapter,
+  { afterMs, logger, onWaiting, copies, quietMs = QUIET_MS }: ProgressReplyOptions,
+) => {
   const { post, setStatus, quiet, conclude } = makeReplyEditor(daemon, { logger, copies });
   /** Replies of messages still being worked on (a revision redoes the turn, keeping the reply). */
   const replies = new Map<bigint, Reply>();
@@ -174,16 +180,18 @@ export const makeProgressReplies = (daemon: DaemonAdapter, { afterMs, logger, on
       clearTimeout(quietTimer);
       quiet(reply);
     };
+    /** If the model call stays quiet for quietMs, the reply says fae is still waiting. */
+    const watchQuiet = () => {
+      clearTimeout(quietTimer);
+      quietTimer = setTimeout(() => {
+        setStatus(reply, streamed === '' ? `${WORKING} ${STILL_WAITING}` : `${streamed}\n\n(${STILL_WAITING}…)`);
+        onWaiting?.(message.number);
+      }, quietMs);
+      quietTimer.unref?.();
+    };
     return harden({
-      /** A model call begins: if it streams nothing for a while, the reply says so. */
-      waiting: () => {
-        clearTimeout(quietTimer);
-        quietTimer = setTimeout(() => {
-          setStatus(reply, `${WORKING} still waiting for the model`);
-          onWaiting?.(message.number);
-        }, QUIET_MS);
-        quietTimer.unref?.();
-      },
+      /** A model call begins. */
+      waiting: watchQuiet,
       tool: (name: string) => {
         clearTimeout(quietTimer);
         streamed = '';
@@ -193,6 +201,7 @@ export const makeProgressReplies = (daemon: DaemonAdapter, { afterMs, logger, on
         clearTimeout(quietTimer);
         streamed = `${streamed}${delta}`.slice(-SHOWN_CHARS);
         setStatus(reply, streamed);
+        watchQuiet();
       },
       /** The answer (redacted, in strings the daemon takes): true when it went as the edited reply. */
       answer: (strings: readonly string[]) => {
