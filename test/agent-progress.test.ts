@@ -76,7 +76,7 @@ test('a slow turn shows its progress in one reply, which becomes the answer', as
 });
 
 test('a fast turn gets its answer and no progress reply', async t => {
-  const world = await startWith(t, [{ text: 'Quick answer.' }], 2000);
+  const world = await startWith(t, [{ text: 'Quick answer.' }], 5000);
   await E(world.host).send('fae', ['a quick question'], [], []);
   t.true(await eventually(async () => world.logs.some(line => line.includes('message-done'))));
   t.deepEqual(await world.shown(), ['Quick answer.']);
