@@ -7,6 +7,7 @@
 import test from 'ava';
 import type { ExecutionContext } from 'ava';
 import { E } from '@endo/far';
+import { makePromiseKit } from '@endo/promise-kit';
 import { startFaeInDaemon } from './support/fae-harness.js';
 import { lastUserWords, makeScriptedProvider, type RecordedRequest } from './support/scripted-provider.js';
 import { dialect, messageText, type MessageRecord } from './support/daemon.js';
@@ -98,4 +99,38 @@ test('past FAE_EDITABLE_TURNS in a thread the oldest answered message is dismiss
   const timed = await startEditable(t, { FAE_EDITABLE_MS: '50' });
   await timed.ask('short-lived');
   t.true(await eventually(async () => !(await timed.inFaeInbox('short-lived'))));
+});
+
+test('an edit of a message whose answer came as a progress reply replaces that reply in place', async t => {
+  t.timeout(120_000);
+  const seen = makePromiseKit<void>();
+  let first = true;
+  const llm = makeScriptedProvider(
+    Array.from({ length: 10 }, () => async (request: RecordedRequest) => {
+      // The first answer waits until its progress reply is showing.
+      if (first) {
+        first = false;
+        await seen.promise;
+      }
+      return { text: `re: ${lastUserWords(request.messages).split('\n')[0]}` };
+    }),
+  );
+  const started = await startFaeInDaemon({ provider: llm.provider, env: { FAE_PROGRESS_AFTER_MS: '50', FAE_EDITABLE_TURNS: '2' } });
+  t.teardown(() => started.daemon.stop());
+  await started.nextFromFae();
+  const faeId: string = await E(started.host).identify('fae');
+  const isFae = (m: MessageRecord) => m.from.includes(faeId.split(':')[0]);
+  const hostInbox = async (): Promise<MessageRecord[]> => E(started.host).listMessages();
+  const answers = async () => (await hostInbox()).filter(m => isFae(m) && messageText(m) !== READY).map(messageText);
+  await E(started.host).send('fae', ['a slow question'], [], []);
+  t.true(await eventually(async () => (await answers()).some(text => text.startsWith('Working on it'))));
+  seen.resolve();
+  t.true(await eventually(async () => (await answers()).includes('re: a slow question')));
+  await eventually(async () => started.logs.some(line => line.includes('message-done')));
+  if (!canEdit) return;
+  const question = (await hostInbox()).find(m => !isFae(m) && messageText(m) === 'a slow question');
+  await E(started.host).editMessage(question!.number, ['a slow question, edited'], [], [], { done: true });
+  t.true(await eventually(async () => (await answers()).includes('re: a slow question, edited')));
+  t.deepEqual(await answers(), ['re: a slow question, edited']);
+  t.false(started.logs.some(line => line.includes('progress-failed')));
 });

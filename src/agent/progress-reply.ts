@@ -171,7 +171,14 @@ export const makeProgressReplies = (
     replies.set(message.number, reply);
     if (replies.size > KEPT_REPLIES) replies.delete(replies.keys().next().value as bigint);
     const delay = daemon.canEdit ? afterMs : afterMs * 5;
-    const first = reply.posted ? undefined : setTimeout(() => void post(reply), delay);
+    // A new reply is posted; an earlier answer being redone (an edit) is
+    // edited to say fae is working on it again.
+    const redo = answered !== undefined && reply.shown === '';
+    const first = reply.posted
+      ? redo
+        ? setTimeout(() => setStatus(reply, reply.status), delay)
+        : undefined
+      : setTimeout(() => void post(reply), delay);
     first?.unref?.();
     let streamed = '';
     let quietTimer: ReturnType<typeof setTimeout> | undefined;

@@ -72,13 +72,15 @@ export const makeTurnClosing = (options: MessageTurnOptions) => {
     const { editable } = options;
     // Kept open to its sender's edits for a while (editable-answers.ts), else dismissed as ever.
     const keep = answer !== undefined && editable !== undefined && config.autoDismiss && !state.dismissed;
+    // Kept before the turn is stored: storing it releases the own copies it
+    // links, and the answer's must not be dismissed while it can be edited.
+    if (keep) editable.keep(message.number, options.threadOf(message), answer ?? NO_COPY, earlier);
+    else if (earlier !== undefined) editable?.discard(earlier);
     const [, dismissed] = await Promise.all([
       turn?.finish(closing.note),
       // Handled messages are dismissed so a restart does not replay them.
       !keep && (config.autoDismiss || state.dismissed) ? options.dismiss(message.number) : false,
     ]);
-    if (keep) editable.keep(message.number, options.threadOf(message), answer ?? NO_COPY, earlier);
-    else if (earlier !== undefined) editable?.discard(earlier);
     logger.event('message-done', { message: message.number, messageId: message.messageId });
     events.emit({ type: 'turn-done', message: message.number, messageId: message.messageId ?? '' });
     return dismissed ? 'dismissed' : 'answered';
