@@ -95,3 +95,24 @@ test('a tools name that cannot be listed is replaced at startup, so tools work a
   t.is(messageText(await nextFromFae()), 'Hello, Di!');
   await daemon.stop();
 });
+
+test('a tools/ the daemon will not list at startup is left as it is, never replaced: what it holds is kept', async t => {
+  const faults = makeFaults();
+  const llm = makeScriptedProvider([]);
+  const { fae, controller, logs, daemon, host } = await startFaeInDaemon({
+    provider: llm.provider,
+    wrapPowers: powers => faultyPowers(powers, faults),
+  });
+  t.teardown(() => daemon.stop());
+  await E(controller).whenStarted();
+  await E(fae).storeValue(harden({ kept: true }), ['tools', 'keep-me']);
+  // A daemon that refuses to list tools/ while fae restarts.
+  faults.refuse('list', args => args[0] === 'tools');
+  await daemon.restart();
+  const status = await E(await E(host).lookup('controller-for-fae')).whenStarted();
+  t.is(status.state, 'running');
+  t.true(logs.some(line => line.includes('tools-directory-unreadable')));
+  t.false(logs.some(line => line.includes('tools-directory-replaced')));
+  faults.allow('list');
+  t.deepEqual(await E(fae).list('tools'), ['keep-me']);
+});

@@ -22,6 +22,7 @@ import type { Passable } from '@endo/marshal';
 import type { GuestPowers, Ref } from '../daemon/endo-types.js';
 import type { Logger } from '../logging/log.js';
 import { DEFAULT_RETRY_MS, retrying } from '../daemon/backoff.js';
+import { plainDataAt } from '../daemon/plain-data.js';
 import { checkRecord, nodeName, seqOfNodeName, type ConversationRecord } from './records.js';
 import { conversationKey } from './threads.js';
 import { makeStoreIndex } from './store-index.js';
@@ -50,15 +51,6 @@ const patiently = async <T>(what: string, call: () => Promise<T>): Promise<T> =>
   }
 };
 
-/** Whether a looked-up value may be a directory (anything remote), rather than plain data. */
-const mayBeDirectory = (value: unknown) => {
-  try {
-    // Values from the daemon are passable; anything else is not judged.
-    return passStyleOf(value as Passable) === 'remotable';
-  } catch {
-    return true;
-  }
-};
 
 export interface ConversationStore {
   /**
@@ -151,13 +143,8 @@ const listTopDirectory = async (
   try {
     return await patiently('list the stored conversations', () => E(powers).list(CONVERSATIONS_DIRECTORY));
   } catch (listFailure) {
-    const looked = await patiently('look up the conversations directory', () =>
-      E(powers).lookup(CONVERSATIONS_DIRECTORY),
-    ).then(
-      value => ({ value }),
-      () => undefined,
-    );
-    if (looked === undefined || mayBeDirectory(looked.value)) throw listFailure;
+    const looked = await plainDataAt(powers, CONVERSATIONS_DIRECTORY);
+    if (looked === undefined) throw listFailure;
     logger.warn('conversations-directory-replaced', { name: CONVERSATIONS_DIRECTORY, held: passStyleOf(looked.value as Passable) });
     return makeTopDirectory();
   }
