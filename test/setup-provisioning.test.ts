@@ -5,6 +5,7 @@ import fs from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import {
   EXAMPLE_TOOLS,
+  FAE_ENV_NAMES,
   FS_TOOLS,
   builtModuleUrl,
   pickEnv,
@@ -55,4 +56,16 @@ test('caplet specifiers are absolute file: URLs of built modules', t => {
   t.throws(() => builtModuleUrl('tools/nope.js'), {
     message: /^".*\/dist\/tools\/nope\.js" does not exist; run "npm run build" first$/,
   });
+});
+
+test('every setting the README documents reaches fae, but those the scripts read themselves', t => {
+  const readme = fs.readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+  const table = readme.slice(readme.indexOf('## Configuration'), readme.indexOf('## How fae works'));
+  const documented = [...table.matchAll(/^\| `((?:LAL|FAE)_[A-Z_]+)`/gm)].map(match => match[1]);
+  t.true(documented.length > 20);
+  const readByScripts = ['LAL_AUTH_TOKEN_FILE', 'FAE_CWD'];
+  t.deepEqual(
+    documented.filter(name => !readByScripts.includes(name) && !FAE_ENV_NAMES.includes(name)),
+    [],
+  );
 });

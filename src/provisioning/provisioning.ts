@@ -52,7 +52,11 @@ export const FS_TOOLS: readonly ToolCaplet[] = harden([
   { petName: 'run-command', module: 'tools/run-command.js' },
 ]);
 
-/** The settings fae reads from its env (providers/config.ts, src/config.ts). */
+/**
+ * The settings fae reads from its env (providers/config.ts,
+ * src/agent/config.ts): every one the README's configuration table lists,
+ * except those the scripts themselves read (LAL_AUTH_TOKEN_FILE, FAE_CWD).
+ */
 export const FAE_ENV_NAMES: readonly string[] = harden([
   'LAL_HOST',
   'LAL_MODEL',
@@ -62,13 +66,22 @@ export const FAE_ENV_NAMES: readonly string[] = harden([
   'LAL_MAX_MESSAGES',
   'LAL_MAX_RETRIES',
   'LAL_TIMEOUT_MS',
+  'LAL_STALL_MS',
   'FAE_MAX_ITERATIONS',
   'FAE_TOOL_TIMEOUT_MS',
   'FAE_PROBE_TIMEOUT_MS',
+  'FAE_CONCURRENT_TURNS',
+  'FAE_PROGRESS_AFTER_MS',
+  'FAE_EDITABLE_TURNS',
+  'FAE_EDITABLE_MS',
   'FAE_PARALLEL_TOOLS',
   'FAE_AUTO_DISMISS',
-  'FAE_DEBUG',
+  'FAE_CONTEXT_TOKENS',
   'FAE_MAX_TRANSCRIPT',
+  'FAE_HELD_CONVERSATIONS',
+  'FAE_TOOL_DISCOVERY',
+  'FAE_MAX_TOOL_RESULT_CHARS',
+  'FAE_DEBUG',
 ]);
 
 /** The parts of the EndoHost the scripts call. */
