@@ -221,8 +221,8 @@ export const makeProviderError = (
     case 'stall':
       return new LlmStallError(
         config.stallMs,
-        `the model ${q(config.model)} at ${at} sent nothing for ${config.stallMs / 1000} s, so its request was closed; ` +
-          'check the server, or raise LAL_STALL_MS if the model is that slow to start',
+        `the model ${q(config.model)} at ${at} went ${config.stallMs / 1000} s without sending anything (before its answer began, or in the middle of it), so its request was closed; ` +
+          'check the server, or raise LAL_STALL_MS if the model is that slow',
       );
     case 'incomplete':
       return Error(

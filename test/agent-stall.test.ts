@@ -54,7 +54,7 @@ test('a model that stops streaming is given up on after LAL_STALL_MS, the progre
   }
   await server.whenAbandoned(1);
   // Given up as a stall: the host is told so.
-  t.true(await eventually(async () => (await shown()).some(text => /sent nothing for 3 s/.test(text))));
+  t.true(await eventually(async () => (await shown()).some(text => /went 3 s without sending anything/.test(text))));
   const mine = await shown();
   t.is(mine.length, canEdit ? 1 : 2, JSON.stringify(mine));
 });

@@ -50,8 +50,11 @@ interface Reply {
   /** The text the daemon shows now, and the edit under way. */
   shown: string;
   editing: Promise<void> | undefined;
+  /** When it was last edited; set ahead to hold the first edit back. */
   lastEdit: number;
   timer: ReturnType<typeof setTimeout> | undefined;
+  /** It is the answer now (or being made so): nothing may mark it not done again. */
+  concluded: boolean;
 }
 
 /**
@@ -85,7 +88,8 @@ const makeReplyEditor = (daemon: DaemonAdapter, { logger, copies }: Pick<Progres
 
   /** Brings the reply up to its status, at most one edit per EDIT_EVERY_MS. */
   const update = (reply: Reply) => {
-    if (!reply.posted || reply.copy === undefined || reply.editing !== undefined || reply.timer !== undefined) return;
+    if (reply.concluded || !reply.posted || reply.copy === undefined) return;
+    if (reply.editing !== undefined || reply.timer !== undefined) return;
     if (reply.status === reply.shown) return;
     const wait = reply.lastEdit + EDIT_EVERY_MS - Date.now();
     if (wait > 0) {
@@ -128,6 +132,7 @@ const makeReplyEditor = (daemon: DaemonAdapter, { logger, copies }: Pick<Progres
    * answer then goes as a reply of its own.
    */
   const conclude = async (reply: Reply, strings: readonly string[]) => {
+    reply.concluded = true;
     quiet(reply);
     const copy = reply.posted && reply.copy !== undefined ? await reply.copy : undefined;
     if (copy === undefined) return false;
@@ -158,6 +163,7 @@ export const makeProgressReplies = (
    * answer is the reply that shows the progress and becomes the new answer.
    */
   const start = (message: InboxMessage, answered?: Promise<bigint | undefined>) => {
+    const delay = daemon.canEdit ? afterMs : afterMs * 5;
     const reply: Reply = replies.get(message.number) ?? {
       message,
       status: WORKING,
@@ -165,12 +171,14 @@ export const makeProgressReplies = (
       copy: answered,
       shown: '',
       editing: undefined,
-      lastEdit: 0,
+      // An earlier answer being redone (an edit) changes only after the
+      // same grace a new reply waits for: a fast redo goes straight to the answer.
+      lastEdit: answered === undefined ? 0 : Date.now() + delay - EDIT_EVERY_MS,
       timer: undefined,
+      concluded: false,
     };
     replies.set(message.number, reply);
     if (replies.size > KEPT_REPLIES) replies.delete(replies.keys().next().value as bigint);
-    const delay = daemon.canEdit ? afterMs : afterMs * 5;
     // A new reply is posted; an earlier answer being redone (an edit) is
     // edited to say fae is working on it again.
     const redo = answered !== undefined && reply.shown === '';
