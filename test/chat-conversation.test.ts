@@ -101,7 +101,7 @@ test('an empty answer reaches the user as a notice, and end of input stops waiti
   t.false(timedOut);
   t.is(code, 0, stderr);
   t.is(server.chatRequests.length, 1);
-  t.regex(stdout, /^fae: I finished working on message #\d+ but have no answer to give/m);
+  t.regex(stdout, /^fae: I finished working on your message but have no answer to give/m);
   t.false(stderr.includes('stopped waiting'), stderr);
 });
 

@@ -36,7 +36,8 @@ import { answeredAtStart } from './answered-at-start.js';
 import { whenCancelled, type Cancellation } from './cancellation.js';
 import { FAE_HELP, helpFor } from './fae-help.js';
 import { bestEffort } from './best-effort.js';
-import { makeDeliver } from './deliver.js';
+import { asStrings, makeDeliver } from './deliver.js';
+import { makeHostReports } from './host-reports.js';
 import { watchOwnNames } from '../daemon/own-names.js';
 import { describeWith, makeSenderNames, type SenderNames } from './sender-names.js';
 
@@ -177,6 +178,8 @@ const turnsOn = (parts: FaeParts, daemon: DaemonAdapter, ownId: string | undefin
     editable: daemon.canEdit && config.editableTurns > 0 ? editable : undefined,
     threadOf: message => conversations.laneOf(message, correspondentOf(message)),
     answeredBefore,
+    isFromHost: message => daemon.isFromHost(message),
+    reports: makeHostReports({ send: text => daemon.send(daemon.names.host, asStrings(redact(text))), logger }),
   });
 };
 
