@@ -16,7 +16,8 @@ test('the built caplet starts and answers in a plain locked-down Node process', 
   const calls = JSON.parse(lastLine) as unknown[][];
   // Startup makes its directories one after the other, then announces itself.
   const ready = calls.findIndex(call => call[0] === 'send');
-  t.deepEqual(calls[ready], ['send', 'HOST', ['Fae agent ready.']]);
+  t.is(calls[ready][1], 'HOST');
+  t.true(String((calls[ready][2] as string[])[0]).startsWith('Fae agent ready. '));
   t.deepEqual(calls[0], ['makeDirectory', 'tools']);
   t.true(calls.slice(0, ready).every(call => call[0] !== 'reply'));
   const reply = calls.find(call => call[0] === 'reply');

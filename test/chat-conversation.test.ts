@@ -60,7 +60,7 @@ test('fae greets the user when it starts, and its log lines stay out of the conv
   const { code, stdout, stderr } = await chat.exited;
 
   t.is(code, 0, stderr);
-  t.regex(stdout, /^fae: Fae agent ready\.$/m);
+  t.regex(stdout, /^fae: Fae agent ready\. /m);
   t.regex(stdout, /^fae: Hi\.$/m);
   t.false(stdout.includes('[fae]'));
   t.false(stderr.includes('[fae]'));

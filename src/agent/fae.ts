@@ -56,7 +56,11 @@ export interface StartFaeOptions {
   readonly correspondentOf?: (message: MessageRecord) => string;
 }
 
+/** The first words of fae's ready message: scripts and tests look for exactly these. */
 export const READY_TEXT = 'Fae agent ready.';
+
+/** What fae says to its host on its first start: ready, then how to talk to it. */
+export const READY_MESSAGE = `${READY_TEXT} Write to me here; mail me a tool as @name and I can adopt it and use it at once. /help lists what I answer myself.`;
 
 const FaeInterface = M.interface('Fae', {
   help: M.call().optional(M.string()).returns(M.string()),
@@ -295,7 +299,7 @@ export const startFae = (
     }
     // Only the first start announces itself; a restart is silent.
     if (firstStart) {
-      await bestEffort(logger, 'announce-ready', () => daemon.send(daemon.names.host, [READY_TEXT]), undefined);
+      await bestEffort(logger, 'announce-ready', () => daemon.send(daemon.names.host, [READY_MESSAGE]), undefined);
     }
     state = 'running';
     started.resolve();

@@ -5,7 +5,7 @@
 import { E } from '@endo/far';
 import type { Provider } from '../../providers/types.js';
 import type { Dialect } from '../../src/daemon/dialect.js';
-import { startFae, READY_TEXT } from '../../src/agent/fae.js';
+import { startFae, READY_MESSAGE, READY_TEXT } from '../../src/agent/fae.js';
 import { makeLocalDaemon, messageText, nextMessage } from './daemon.js';
 import { makeDaemonAdapter } from '../../src/daemon/adapter.js';
 import type { LocalDaemon, MessageRecord } from './daemon.js';
@@ -92,7 +92,7 @@ export const startFaeInDaemon = async ({
     lastSeen = message.number;
     return message;
   };
-  return { daemon, host, fae, controller, logs, nextFromFae, READY_TEXT, names: hostDaemon.names };
+  return { daemon, host, fae, controller, logs, nextFromFae, READY_TEXT, READY_MESSAGE, names: hostDaemon.names };
 };
 
 /**
