@@ -38,6 +38,7 @@ import { FAE_HELP, helpFor } from './fae-help.js';
 import { bestEffort } from './best-effort.js';
 import { asStrings, makeDeliver } from './deliver.js';
 import { makeHostReports } from './host-reports.js';
+import type { StatusView } from './commands.js';
 import { watchOwnNames } from '../daemon/own-names.js';
 import { describeWith, makeSenderNames, type SenderNames } from './sender-names.js';
 
@@ -136,6 +137,7 @@ interface FaeParts {
   readonly registry: ToolRegistry;
   readonly senderNames: SenderNames;
   readonly daemonAdapter: Promise<DaemonAdapter>;
+  readonly status: () => StatusView;
 }
 
 /** The conversations, told of the tokens summaries cost and of own copies to dismiss. */
@@ -281,8 +283,19 @@ export const startFae = (
     ownNames.stop();
     conversations.stop();
   });
+  const status = () =>
+    harden({
+      state,
+      handledMessages: tally.handledMessages,
+      inputTokens: tally.inputTokens,
+      outputTokens: tally.outputTokens,
+      provider: provider.kind,
+      model: provider.model,
+      lastError: tally.lastError,
+      ...conversations.status(),
+    });
   const parts: FaeParts = {
-    ...{ config, logger, redact, provider, cancelled, correspondentOf, tally, states, dismiss, editable },
+    ...{ config, logger, redact, provider, cancelled, correspondentOf, tally, states, dismiss, editable, status },
     ...{ conversations, builtIns, registry, daemonAdapter },
     events: makeFaeEvents(),
     copies: makeOwnCopyWaits(),
@@ -314,18 +327,6 @@ export const startFae = (
     tally.lastError = redact(error instanceof Error ? error.message : String(error));
     logger.warn('failed', { error: tally.lastError });
   });
-
-  const status = () =>
-    harden({
-      state,
-      handledMessages: tally.handledMessages,
-      inputTokens: tally.inputTokens,
-      outputTokens: tally.outputTokens,
-      provider: provider.kind,
-      model: provider.model,
-      lastError: tally.lastError,
-      ...conversations.status(),
-    });
 
   return makeExo('Fae', FaeInterface, {
     help: (methodName?: string) => helpFor(FAE_HELP, methodName),

@@ -1,7 +1,9 @@
 // One message, one turn: its conversation opened, the ReAct loop run with
 // the turn's own built-ins, fae's closing words (the model's plain answer,
 // or a notice in the voice of whoever reads it), then the turn stored and
-// the message dismissed. Turns of different conversations run at once
+// the message dismissed. A command (/help, /tools, /status, /forget) takes
+// its turn in the same order but is answered by fae itself, with no model
+// call and nothing stored. Turns of different conversations run at once
 // (the inbox schedules them), so everything a turn knows lives in its own
 // TurnState.
 import type { Provider } from '../../providers/types.js';
@@ -28,6 +30,7 @@ import { runTurn, type TurnOutcome } from './turn.js';
 import type { TurnState, TurnStates } from './turn-states.js';
 import { subjectOf, turnFailedNotice, type Subject } from './closing-notices.js';
 import type { HostReports } from './host-reports.js';
+import { answerCommand, commandOf, type Command, type StatusView } from './commands.js';
 
 /** What status() adds up over every turn. */
 export interface Tally {
@@ -71,6 +74,8 @@ export interface MessageTurnOptions {
   readonly isFromHost: (message: MessageRecord) => boolean;
   /** The host's reports of trouble in others' turns, once per kind per ten minutes. */
   readonly reports: HostReports;
+  /** fae's status(), for /status. */
+  readonly status: () => StatusView;
 }
 
 /** What a turn works with besides its message and state. */
@@ -129,6 +134,23 @@ const tallied = ({ tally, logger }: MessageTurnOptions, outcome: Exclude<TurnOut
   });
 };
 
+
+/** fae's own answer to a command: no model call, nothing kept in the conversation. */
+const commandClosing = async (
+  options: MessageTurnOptions,
+  command: Command,
+  { state, subject, tools }: { readonly state: TurnState; readonly subject: Subject; readonly tools: DiscoveredTools },
+): Promise<Closing> => {
+  options.logger.event('command', { message: state.number, command });
+  options.tally.handledMessages += 1;
+  const answer = await answerCommand(command, {
+    fromHost: subject.fromHost,
+    tools,
+    status: options.status,
+    forget: forgetting(options, state),
+  });
+  return answer === undefined ? {} : { answer };
+};
 
 /** A turn that failed: the sender is told in its voice, the host in its own. */
 const failedClosing = ({ redact, tally, logger }: MessageTurnOptions, error: unknown, subject: Subject): Closing => {
@@ -220,11 +242,16 @@ export const makeMessageTurns = (options: MessageTurnOptions) => {
     const answeredBefore = earlier === undefined && message.messageId !== undefined && (await options.answeredBefore).has(message.messageId);
     try {
       if (answeredBefore) return await alreadyHandled(number, progress);
-      turn = await openTurn(message, state, sender, earlier);
-      if (turn === undefined) return await alreadyHandled(number, progress);
-      const worked = await work(message, state, turn, { stop, tools, discover, progress }, subject);
-      if (typeof worked === 'string') return worked;
-      closing = worked;
+      const command = commandOf(message);
+      if (command === undefined) {
+        turn = await openTurn(message, state, sender, earlier);
+        if (turn === undefined) return await alreadyHandled(number, progress);
+        const worked = await work(message, state, turn, { stop, tools, discover, progress }, subject);
+        if (typeof worked === 'string') return worked;
+        closing = worked;
+      } else {
+        closing = await commandClosing(options, command, { state, subject, tools });
+      }
     } catch (error) {
       closing = failedClosing(options, error, subject);
     }
