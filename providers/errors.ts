@@ -59,6 +59,43 @@ export type Failure =
   | { readonly kind: 'unexpected'; readonly answer: UnexpectedAnswer }
   | { readonly kind: 'other'; readonly message: string };
 
+/**
+ * What went wrong with a model call, in terms a person can be told without
+ * the host's setup: the LLM could not be reached, it refused the token, it
+ * timed out or stalled, it answered something that is not an answer, or
+ * anything else (an HTTP error, an unknown model).
+ */
+export type ProviderTrouble = 'unreachable' | 'refused' | 'timeout' | 'garbage' | 'failed';
+
+/**
+ * What a provider's chat() rejects with: the operator's text (what failed,
+ * where, the setting to change) and its trouble, so that those who tell
+ * people about it need not read the text.
+ */
+export class ProviderError extends Error {
+  constructor(
+    message: string,
+    readonly trouble: ProviderTrouble,
+  ) {
+    super(message);
+  }
+}
+harden(ProviderError);
+
+/**
+ * The trouble a thrown value stands for: a ProviderError's, also as the
+ * cause of another error, else 'failed'.
+ */
+export const troubleOf = (error: unknown): ProviderTrouble => {
+  let current: unknown = error;
+  for (let depth = 0; depth < 8 && typeof current === 'object' && current !== null; depth += 1) {
+    if (current instanceof ProviderError) return current.trouble;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return 'failed';
+};
+harden(troubleOf);
+
 const NETWORK_CODES = harden([
   'ECONNREFUSED',
   'ECONNRESET',
@@ -136,40 +173,34 @@ const isUnknownModel = (status: number, message: string, model: string) => {
   );
 };
 
-const statusError = (
-  status: number,
-  serverMessage: string,
-  config: ProviderConfig,
-  at: string,
-): Error => {
+/** What an HTTP error other than a refused token says. */
+const statusText = (status: number, serverMessage: string, config: ProviderConfig, at: string): string => {
   const said = serverMessage === '' ? '' : `: ${serverMessage}`;
-  if (status === 401 || status === 403) {
-    const what = config.authToken === undefined ? 'no LAL_AUTH_TOKEN is set' : 'LAL_AUTH_TOKEN was refused';
-    return Error(
-      `the LLM at ${at} denied access (HTTP ${status}${said}); ${what}: set LAL_AUTH_TOKEN to a valid API key for it`,
-    );
-  }
   if (isUnknownModel(status, serverMessage, config.model)) {
-    return Error(
-      `the LLM at ${at} does not know the model ${q(config.model)} (HTTP ${status}${said}); set LAL_MODEL to a model it serves`,
-    );
+    return `the LLM at ${at} does not know the model ${q(config.model)} (HTTP ${status}${said}); set LAL_MODEL to a model it serves`;
   }
   if (status === 404) {
-    return Error(
-      `the LLM at ${at} has no ${config.kind} chat endpoint (HTTP 404${said}); check LAL_HOST, and LAL_PROVIDER if the URL does not say which API it speaks`,
-    );
+    return `the LLM at ${at} has no ${config.kind} chat endpoint (HTTP 404${said}); check LAL_HOST, and LAL_PROVIDER if the URL does not say which API it speaks`;
   }
   if (status === 429) {
-    return Error(
-      `the LLM at ${at} is rate limiting requests (HTTP 429${said}); gave up after ${config.maxRetries} retries (LAL_MAX_RETRIES)`,
-    );
+    return `the LLM at ${at} is rate limiting requests (HTTP 429${said}); gave up after ${config.maxRetries} retries (LAL_MAX_RETRIES)`;
   }
   if (status >= 500) {
-    return Error(
-      `the LLM at ${at} failed with HTTP ${status}${said}; gave up after ${config.maxRetries} retries (LAL_MAX_RETRIES)`,
+    return `the LLM at ${at} failed with HTTP ${status}${said}; gave up after ${config.maxRetries} retries (LAL_MAX_RETRIES)`;
+  }
+  return `the LLM at ${at} rejected the request with HTTP ${status}${said}`;
+};
+
+const statusError = (status: number, serverMessage: string, config: ProviderConfig, at: string): ProviderError => {
+  if (status === 401 || status === 403) {
+    const said = serverMessage === '' ? '' : `: ${serverMessage}`;
+    const what = config.authToken === undefined ? 'no LAL_AUTH_TOKEN is set' : 'LAL_AUTH_TOKEN was refused';
+    return new ProviderError(
+      `the LLM at ${at} denied access (HTTP ${status}${said}); ${what}: set LAL_AUTH_TOKEN to a valid API key for it`,
+      'refused',
     );
   }
-  return Error(`the LLM at ${at} rejected the request with HTTP ${status}${said}`);
+  return new ProviderError(statusText(status, serverMessage, config, at), 'failed');
 };
 
 const EXPECTED_ANSWERS = harden({
@@ -184,10 +215,11 @@ const unexpectedAnswerError = (
   redact: Redact,
   at: string,
 ) =>
-  Error(
+  new ProviderError(
     `the LLM at ${at} answered ${redact(answer.endpoint)} with something that is not ${EXPECTED_ANSWERS[config.kind]}: ` +
       `HTTP ${answer.status}, content-type ${redact(answer.contentType)}, starting ${q(redact(answer.sample))}; ` +
       'check that LAL_HOST is the API base URL itself, not a web page, proxy or login portal in front of it',
+    'garbage',
   );
 
 /**
@@ -198,7 +230,7 @@ export const makeProviderError = (
   failure: Failure,
   config: ProviderConfig,
   redact: Redact,
-): Error => {
+): ProviderError => {
   // LAL_HOST may carry a password or a key in its query: never shown.
   const at = redactUrl(config.host);
   switch (failure.kind) {
@@ -207,16 +239,19 @@ export const makeProviderError = (
     case 'unreachable':
       if (failure.detail === 'ECONNRESET' || failure.detail === 'UND_ERR_SOCKET') {
         // The server was reached; the connection broke during the exchange.
-        return Error(
+        return new ProviderError(
           `the connection to the LLM at ${at} broke before its answer was complete (${failure.detail}); check the server, or a proxy in front of it`,
+          'unreachable',
         );
       }
-      return Error(
+      return new ProviderError(
         `cannot reach the LLM at ${at}${failure.detail ? ` (${failure.detail})` : ''}; check LAL_HOST and that the server is running`,
+        'unreachable',
       );
     case 'timeout':
-      return Error(
+      return new ProviderError(
         `the LLM at ${at} did not answer within ${config.timeoutMs} ms; raise LAL_TIMEOUT_MS or check the server`,
+        'timeout',
       );
     case 'stall':
       return new LlmStallError(
@@ -238,7 +273,7 @@ export const makeProviderError = (
     case 'unexpected':
       return unexpectedAnswerError(failure.answer, config, redact, at);
     default:
-      return Error(`the ${config.kind} request to the LLM at ${at} failed: ${redact(failure.message)}`);
+      return new ProviderError(`the ${config.kind} request to the LLM at ${at} failed: ${redact(failure.message)}`, 'failed');
   }
 };
 harden(makeProviderError);

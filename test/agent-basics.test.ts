@@ -6,11 +6,15 @@ import { dialect, messageText, specialNames } from './support/daemon.js';
 import { makeShippedTool } from './support/tool-caplets.js';
 import { faultyPowers, makeFaults } from './support/faulty-powers.js';
 
-test('fae announces itself to its host when it first starts', async t => {
+test('fae announces itself to its host when it first starts, and says how to talk to it', async t => {
   const llm = makeScriptedProvider();
   const { nextFromFae, fae, daemon } = await startFaeInDaemon({ provider: llm.provider });
   const ready = await nextFromFae();
-  t.is(messageText(ready), 'Fae agent ready.');
+  // Scripts look for the first words; the rest tells a person what to do.
+  t.is(
+    messageText(ready),
+    'Fae agent ready. Write to me here; mail me a tool as @name and I can adopt it and use it at once. /help lists what I answer myself.',
+  );
   t.true(await E(fae).has('tools'));
   await daemon.stop();
 });
@@ -61,13 +65,13 @@ test('a new tools/ the daemon takes back at once is made again, and the first st
   // As the February daemon's collection does: the first new tools/ is gone.
   faults.refuse('list', ([name]) => name === 'tools' && (refusals += 1) === 1);
   const llm = makeScriptedProvider([]);
-  const { fae, controller, logs, nextFromFae, daemon, READY_TEXT } = await startFaeInDaemon({
+  const { fae, controller, logs, nextFromFae, daemon, READY_MESSAGE } = await startFaeInDaemon({
     provider: llm.provider,
     wrapPowers: powers => faultyPowers(powers, faults),
   });
   t.teardown(() => daemon.stop());
   t.is((await E(controller).whenStarted()).state, 'running');
-  t.is(messageText(await nextFromFae()), READY_TEXT);
+  t.is(messageText(await nextFromFae()), READY_MESSAGE);
   t.true(logs.some(line => line.includes('directory-retried') && line.includes('tools')));
   t.deepEqual(await E(fae).list('tools'), []);
 });

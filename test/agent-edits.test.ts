@@ -40,7 +40,7 @@ const startEditable = async (t: ExecutionContext, env: Record<string, string> = 
   const isFae = (m: MessageRecord) => m.from.includes(faeId.split(':')[0]);
   const hostInbox = async (): Promise<MessageRecord[]> => E(started.host).listMessages();
   /** fae's answers in the host's inbox, as text. */
-  const answers = async () => (await hostInbox()).filter(m => isFae(m) && messageText(m) !== READY).map(messageText);
+  const answers = async () => (await hostInbox()).filter(m => isFae(m) && !messageText(m).startsWith(READY)).map(messageText);
   /** Asks; resolves with the host's own copy of the question once fae's answer to it is in. */
   const ask = async (text: string) => {
     await E(started.host).send('fae', [text], [], []);

@@ -29,7 +29,7 @@ test('dist/agent.js runs in the daemon against an OpenAI-compatible server', asy
   });
   const notFromHost = fromSelf(host);
   const ready = await nextMessage(host, notFromHost);
-  t.is(messageText(ready), 'Fae agent ready.');
+  t.true(messageText(ready).startsWith('Fae agent ready. '));
   await makeShippedTool(host, 'greet', 'greet-tool');
   await E(host).send('fae', ['Please greet Ada with ', ''], ['greeter'], ['greet-tool']);
   const answer = await nextMessage(host, async m => m.number > ready.number && (await notFromHost(m)));

@@ -149,9 +149,12 @@ test('an empty final answer becomes a short notice to the sender', async t => {
   const { host, nextFromFae } = await start(t, { provider: llm.provider });
   await nextFromFae();
   await E(host).send('fae', ['say nothing'], [], []);
-  t.regex(messageText(await nextFromFae()), /^I finished working on message #1 but have no answer to give/);
+  t.is(
+    messageText(await nextFromFae()),
+    'I finished working on your message but have no answer to give (my language model\'s reply was empty). Please ask again, perhaps more specifically. (About "say nothing")',
+  );
   await E(host).send('fae', ['say nothing again'], [], []);
-  t.regex(messageText(await nextFromFae()), /^I finished working on message #\d+ but have no answer/);
+  t.regex(messageText(await nextFromFae()), /^I finished working on your message but have no answer.*\(About "say nothing again"\)$/);
 });
 
 test('an empty reply or send is refused with an error the model can act on', async t => {
@@ -184,7 +187,7 @@ test("fae's closing notice reaches the sender although the model dismissed the m
   });
   await nextFromFae();
   await E(host).send('fae', ['loop forever'], [], []);
-  t.regex(messageText(await nextFromFae()), /^I stopped working on message #1 after 2 model calls/);
+  t.regex(messageText(await nextFromFae()), /^I stopped working on message #1 \("loop forever"\) after 2 model calls/);
   t.regex(toolResults(llm.requests[1])[0], /Message #1 will be dismissed when you finish this turn/);
   // Dismissed once the turn is over all the same.
   for (let i = 0; i < 50 && (await E(fae).listMessages()).some((m: { number: bigint }) => m.number === 1n); i += 1) {

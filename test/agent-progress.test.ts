@@ -36,7 +36,7 @@ const startWith = async (t: ExecutionContext, steps: ScriptedReply[], afterMs: n
   const fromFae = async (): Promise<MessageRecord[]> => {
     const faeId: string = await E(started.host).identify('fae');
     const all: MessageRecord[] = await E(started.host).listMessages();
-    return all.filter(m => m.from.includes(faeId.split(':')[0]) && messageText(m) !== READY);
+    return all.filter(m => m.from.includes(faeId.split(':')[0]) && !messageText(m).startsWith(READY));
   };
   const shown = async () => (await fromFae()).map(m => messageText(m));
   return { ...started, llm, fromFae, shown };

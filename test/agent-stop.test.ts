@@ -87,7 +87,7 @@ for (const kind of KINDS) {
     // The answer starts, then stops halfway.
     server.stallMidBody();
     await E(host).send('fae', ['a question'], [], []);
-    t.regex(messageText(await nextFromFae()), /^Sorry, I could not answer message #1: the LLM at .* did not answer within 500 ms/);
+    t.regex(messageText(await nextFromFae()), /^Sorry, I could not answer message #1 \("a question"\): the LLM at .* did not answer within 500 ms/);
     await server.whenAbandoned(1);
     t.is(server.abandoned.length, 1);
   });

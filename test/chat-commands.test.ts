@@ -75,7 +75,7 @@ test('/list shows fae\'s names and, once adopted, its tools; /inbox shows the co
   t.regex(stdout, new RegExp(`^fae's names: ${GUEST_SPECIALS[dialect]}, conversations, tools$`, 'm'));
   t.regex(stdout, /^fae's tools: \(none adopted yet\)$/m);
   t.regex(stdout, /^fae's tools: math$/m);
-  t.regex(stdout, /^#\d+ fae: Fae agent ready\.$/m);
+  t.regex(stdout, /^#\d+ fae: Fae agent ready\. /m);
   t.regex(stdout, /^#\d+ you → fae: Here is a tool for you: @math-tool$/m);
   t.regex(stdout, /^#\d+ fae: Adopted math\.$/m);
 });
@@ -137,7 +137,7 @@ test('Ctrl-C (SIGINT) leaves cleanly with exit code 0', async t => {
   const server = await startLlmServer('openai');
   t.teardown(() => server.close());
   const chat = startChat({ env: server.env() });
-  await chat.waitForOutput(/^fae: Fae agent ready\.$/m);
+  await chat.waitForOutput(/^fae: Fae agent ready\. /m);
   chat.child.kill('SIGINT');
   const { code, signal, stderr, timedOut } = await chat.exited;
 

@@ -60,7 +60,7 @@ test('fae greets the user when it starts, and its log lines stay out of the conv
   const { code, stdout, stderr } = await chat.exited;
 
   t.is(code, 0, stderr);
-  t.regex(stdout, /^fae: Fae agent ready\.$/m);
+  t.regex(stdout, /^fae: Fae agent ready\. /m);
   t.regex(stdout, /^fae: Hi\.$/m);
   t.false(stdout.includes('[fae]'));
   t.false(stderr.includes('[fae]'));
@@ -101,7 +101,7 @@ test('an empty answer reaches the user as a notice, and end of input stops waiti
   t.false(timedOut);
   t.is(code, 0, stderr);
   t.is(server.chatRequests.length, 1);
-  t.regex(stdout, /^fae: I finished working on message #\d+ but have no answer to give/m);
+  t.regex(stdout, /^fae: I finished working on your message but have no answer to give/m);
   t.false(stderr.includes('stopped waiting'), stderr);
 });
 

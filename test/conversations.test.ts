@@ -303,7 +303,7 @@ test('a failed turn leaves a note, so two user messages never follow each other 
   t.is(messageText(await nextFromFae(WAIT_MS)), 'better now');
   const roles = llm.requests[1].messages.map(m => m.role);
   t.deepEqual(roles, ['system', 'user', 'assistant', 'user']);
-  t.regex(llm.requests[1].messages[2].content, /could not answer message #1: the LLM is overloaded/);
+  t.regex(llm.requests[1].messages[2].content, /could not answer message #1 \("first try"\): the LLM is overloaded/);
 });
 
 test('forgetConversation forgets the sender’s conversation only; status counts what fae holds', async t => {

@@ -5,6 +5,7 @@
 import test from 'ava';
 import { makePromiseKit } from '@endo/promise-kit';
 import { createProvider, type ChatMessage, type ProviderKind } from '../providers/index.js';
+import { troubleOf } from '../providers/errors.js';
 import {
   closedLoopbackUrl,
   startLlmServer,
@@ -59,13 +60,15 @@ for (const kind of KINDS) {
     t.false(error.message.includes(TEST_TOKEN));
     t.regex(error.message, /\[redacted\]/);
     t.is(server.chatRequests.length, 1, 'an auth failure is not retried');
+    t.is(troubleOf(error), 'refused', 'told to a correspondent as a refused key');
     t.deepEqual(sleeps, []);
   });
 
   test(`${kind}: a 403 also points at LAL_AUTH_TOKEN`, async t => {
     const { server, provider } = await setup(t, kind);
     server.fail(403, 'forbidden');
-    await t.throwsAsync(provider.chat(hi, []), { message: /HTTP 403.*LAL_AUTH_TOKEN/ });
+    const error = await t.throwsAsync(provider.chat(hi, []), { message: /HTTP 403.*LAL_AUTH_TOKEN/ });
+    t.is(troubleOf(error), 'refused');
   });
 
   test(`${kind}: a 429 is retried after the retry-after wait, then succeeds`, async t => {
@@ -80,9 +83,10 @@ for (const kind of KINDS) {
   test(`${kind}: a 500 fails after LAL_MAX_RETRIES retries with backoff`, async t => {
     const { server, provider, sleeps } = await setup(t, kind);
     server.otherwise({ status: 500, message: 'internal trouble' });
-    await t.throwsAsync(provider.chat(hi, []), {
+    const error = await t.throwsAsync(provider.chat(hi, []), {
       message: /failed with HTTP 500: internal trouble; gave up after 2 retries \(LAL_MAX_RETRIES\)$/,
     });
+    t.is(troubleOf(error), 'failed');
     t.is(server.chatRequests.length, 3);
     // Exponential: 500 ms then 1000 ms ceilings, half fixed and half jitter (random 0.5).
     t.deepEqual(sleeps, [375, 750]);
@@ -102,6 +106,7 @@ for (const kind of KINDS) {
     const error = await t.throwsAsync(provider.chat(hi, []));
     t.true(error.message.startsWith(`cannot reach the LLM at ${url}`), error.message);
     t.regex(error.message, /check LAL_HOST/);
+    t.is(troubleOf(error), 'unreachable');
   });
 
   test(`${kind}: an unknown model is named in the error`, async t => {
@@ -117,9 +122,10 @@ for (const kind of KINDS) {
     const { server, provider } = await setup(t, kind, { LAL_TIMEOUT_MS: '100', LAL_MAX_RETRIES: '0' });
     const never = makePromiseKit<never>();
     server.respond(() => never.promise);
-    await t.throwsAsync(provider.chat(hi, []), {
+    const error = await t.throwsAsync(provider.chat(hi, []), {
       message: /did not answer within 100 ms; raise LAL_TIMEOUT_MS/,
     });
+    t.is(troubleOf(error), 'timeout');
   });
 
   test(`${kind}: FAE_DEBUG=1 writes redacted lines; without it, nothing`, async t => {

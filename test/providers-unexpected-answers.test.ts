@@ -4,6 +4,7 @@
 // of the right shape with no text stays an empty reply.
 import test from 'ava';
 import { createProvider, type ChatMessage, type ProviderKind } from '../providers/index.js';
+import { troubleOf } from '../providers/errors.js';
 import { startLlmServer, TEST_TOKEN } from './support/llm-server.js';
 import { replyBody } from './support/llm-server-wire.js';
 
@@ -35,6 +36,7 @@ for (const kind of KINDS) {
     t.regex(error.message, /HTTP 200, content-type text\/html; charset=utf-8, starting "<!DOCTYPE html> <html><head><title>Sign in/);
     t.regex(error.message, /check that LAL_HOST is the API base URL/);
     t.false(error.message.includes(TEST_TOKEN), error.message);
+    t.is(troubleOf(error), 'garbage', 'told to a correspondent as an answer fae could not read');
   });
 
   test(`${kind}: JSON of the wrong shape is an error quoting it`, async t => {
@@ -44,6 +46,7 @@ for (const kind of KINDS) {
     t.regex(error.message, /with something that is not an? (OpenAI-compatible chat completion|Anthropic message|Ollama chat reply)/);
     t.regex(error.message, /content-type application\/json, starting "\{\\"status\\":\\"ok\\",\\"echo\\":\\"\[redacted\]\\"\}"/);
     t.false(error.message.includes(TEST_TOKEN), error.message);
+    t.is(troubleOf(error), 'garbage');
   });
 
   test(`${kind}: an empty 200 body is an error, not an empty reply`, async t => {
@@ -72,5 +75,6 @@ for (const kind of KINDS) {
     server.resetMidBody();
     const error = await t.throwsAsync(provider.chat(hi, []));
     t.regex(error.message, /LLM at http:\/\/127\.0\.0\.1/);
+    t.is(troubleOf(error), 'unreachable');
   });
 }

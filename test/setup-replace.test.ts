@@ -42,16 +42,17 @@ const answerByWord = (llm: LlmServer, model: string) =>
     return { text: `${model} answers ${word}` };
   });
 
+/** The next message from others that starts with `text` (the ready message says more after its first words). */
 const waitFor = async (host: Far, text: string) => {
   const notOwn = fromSelf(host);
-  return nextMessage(host, async record => (await notOwn(record)) && messageText(record) === text);
+  return nextMessage(host, async record => (await notOwn(record)) && messageText(record).startsWith(text));
 };
 
-/** How many messages with this text reached the host from others. */
+/** How many messages starting with this text reached the host from others. */
 const countFrom = async (host: Far, text: string) => {
   const notOwn = fromSelf(host);
   const records = (await E(host).listMessages()) as Far[];
-  const matches = await Promise.all(records.map(async r => (await notOwn(r)) && messageText(r) === text));
+  const matches = await Promise.all(records.map(async r => (await notOwn(r)) && messageText(r).startsWith(text)));
   return matches.filter(Boolean).length;
 };
 

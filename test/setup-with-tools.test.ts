@@ -16,9 +16,10 @@ const TOOL_NAMES = ['greet-tool', 'math-tool', 'timestamp-tool'];
 
 const start = (t: Parameters<typeof startDaemonWithLlm>[0]) => startDaemonWithLlm(t, 'openai');
 
+/** The next message from others that starts with `text` (the ready message says more after its first words). */
 const waitFor = async (host: Far, text: string) => {
   const notOwn = fromSelf(host);
-  return nextMessage(host, async record => (await notOwn(record)) && messageText(record) === text);
+  return nextMessage(host, async record => (await notOwn(record)) && messageText(record).startsWith(text));
 };
 
 test('setup-with-tools gives fae the three tools under tools/ and fae says it is ready', async t => {

@@ -1,12 +1,129 @@
-// What fae says when a turn ends without the model having said anything
-// to the sender, so that the sender always learns fae is done, or when
-// something the sender asked for could not be done, whatever the model said.
+// What fae says when a turn ends without the model having answered, or
+// when something the sender asked for could not be done, in two voices:
+// the correspondent reads a short plain sentence naming its message by its
+// first words (nothing of the host's setup: no URL, no setting, no error
+// text); the host reads the operator's detail (what failed, where, the
+// setting to change), as the answer when it sent the message itself, else
+// as a report of its own (host-reports.ts).
+import type { ProviderTrouble } from '../../providers/errors.js';
+import type { MessageRecord } from '../daemon/endo-types.js';
+import { messageText } from '../daemon/message-format.js';
+import type { Redact } from '../logging/redact.js';
 
-/** The model's final answer was empty and it had not replied by a tool. */
-export const emptyAnswerNotice = (number: bigint): string =>
-  `I finished working on message #${number} but have no answer to give (the model's reply was empty). Please ask again, perhaps more specifically.`;
-harden(emptyAnswerNotice);
+/** What a notice is about, for the once-per-kind reports to the host. */
+export type NoticeKind = ProviderTrouble | 'limit' | 'forget' | 'cut-off';
+
+/** One thing fae must say, in both voices. */
+export interface Notice {
+  readonly kind: NoticeKind;
+  /** For a correspondent. */
+  readonly plain: string;
+  /** For the host. */
+  readonly detailed: string;
+}
+
+/** The message a notice is about, and who reads it. */
+export interface Subject {
+  /** Its number in fae's inbox (the host can look it up there). */
+  readonly number: bigint;
+  /** fae's name for its sender. */
+  readonly sender: string;
+  /** Its first words, quoted, or undefined when it has none. */
+  readonly about: string | undefined;
+  /** The host sent it: the host's voice is the answer, and no report follows. */
+  readonly fromHost: boolean;
+}
+
+/** Characters of a message's text that name it, about. */
+const FIRST_WORDS_CHARS = 24;
+
+/** The first words of `text`, quoted ("what is the weather…"); undefined when it has none. */
+export const firstWords = (text: string): string | undefined => {
+  const words = text.trim().split(/\s+/).filter(word => word !== '');
+  if (words.length === 0) return undefined;
+  let kept = words[0].slice(0, FIRST_WORDS_CHARS);
+  for (const word of words.slice(1)) {
+    if (kept.length + 1 + word.length > FIRST_WORDS_CHARS) break;
+    kept = `${kept} ${word}`;
+  }
+  return `"${kept}${kept.length < words.join(' ').length ? '…' : ''}"`;
+};
+harden(firstWords);
+
+/**
+ * The subject of a turn's notices: its message, from `sender`. Its text is
+ * redacted before it is cut, so that no secret passes cut in half.
+ */
+export const subjectOf = (message: MessageRecord, sender: string, fromHost: boolean, redact: Redact): Subject =>
+  harden({ number: message.number, sender, about: firstWords(redact(messageText(message))), fromHost });
+harden(subjectOf);
+
+/** How the host's voice names the message: `message #3 from alice ("hi…")`. */
+const messageRef = ({ number, sender, about, fromHost }: Subject) =>
+  `message #${number}${fromHost ? '' : ` from ${sender}`}${about === undefined ? '' : ` (${about})`}`;
+
+/** `text` ending as a sentence does, with one full stop at most. */
+const asSentence = (text: string) => (/[.!?]$/.test(text) ? text : `${text}.`);
+
+/** How a correspondent's notice names its message, at its end. */
+const aboutTail = ({ about }: Subject) => (about === undefined ? '' : ` (About ${about})`);
+
+const PLAIN_TROUBLE: Readonly<Record<ProviderTrouble, string>> = harden({
+  unreachable: "Sorry — I can't reach my language model right now; the host has been told.",
+  refused: 'Sorry — my language model turned me away (it did not accept my key); the host has been told.',
+  timeout: 'Sorry — my language model took too long to answer; the host has been told.',
+  garbage: 'Sorry — my language model sent me something I could not read; the host has been told.',
+  failed: 'Sorry — something went wrong while I worked on your message; the host has been told.',
+});
+
+/** The turn failed: `reason` is the operator's text (already redacted). */
+export const turnFailedNotice = (trouble: ProviderTrouble, reason: string, subject: Subject): Notice =>
+  harden({
+    kind: trouble,
+    plain: `${PLAIN_TROUBLE[trouble]}${aboutTail(subject)}`,
+    detailed: `${subject.fromHost ? 'Sorry, I' : 'I'} could not answer ${messageRef(subject)}: ${reason}`,
+  });
+harden(turnFailedNotice);
+
+/** The turn reached FAE_MAX_ITERATIONS model calls. */
+export const limitNotice = (iterations: number, maxIterations: number, subject: Subject): Notice =>
+  harden({
+    kind: 'limit',
+    plain: `Sorry — I stopped before finishing: answering took more steps than I may take for one message. Please send a simpler or more specific request.${aboutTail(subject)}`,
+    detailed: `I stopped working on ${messageRef(subject)} after ${iterations} model calls without finishing (the limit is FAE_MAX_ITERATIONS=${maxIterations}).${subject.fromHost ? ' Please send a simpler or more specific request.' : ''}`,
+  });
+harden(limitNotice);
 
 /** forgetConversation failed: the sender must not believe they were forgotten. */
-export const forgetFailedNotice = (reason: string): string => `(Note from fae: ${reason}.)`;
+export const forgetFailedNotice = (reason: string, subject: Subject): Notice =>
+  harden({
+    kind: 'forget',
+    plain: '(Note from fae: I could not forget our conversation, so I still remember it; the host has been told.)',
+    detailed: subject.fromHost
+      ? `(Note from fae: ${asSentence(reason)})`
+      : `I could not forget a conversation as asked in ${messageRef(subject)}: ${asSentence(reason)}`,
+  });
 harden(forgetFailedNotice);
+
+/** The model's answer stopped at LAL_MAX_TOKENS. */
+export const cutOffNotice = (subject: Subject): Notice =>
+  harden({
+    kind: 'cut-off',
+    plain: '(This answer was cut off at my length limit.)',
+    detailed: subject.fromHost
+      ? '(This answer was cut off at the output limit, LAL_MAX_TOKENS.)'
+      : `My answer to ${messageRef(subject)} was cut off at the output limit; raise LAL_MAX_TOKENS if answers should be longer.`,
+  });
+harden(cutOffNotice);
+
+/**
+ * The model's final answer was empty and it had not replied by a tool:
+ * nothing of the host's setup in it, so one voice for all, and no report.
+ */
+export const emptyAnswerText = (subject: Subject): string =>
+  `I finished working on your message but have no answer to give (my language model's reply was empty). Please ask again, perhaps more specifically.${aboutTail(subject)}`;
+harden(emptyAnswerText);
+
+/** A notice in the voice of whoever sent the subject message. */
+export const voiced = (notice: Notice, { fromHost }: Subject): string => (fromHost ? notice.detailed : notice.plain);
+harden(voiced);

@@ -1,7 +1,7 @@
 // The Fae exo's help() texts: what a person in the Endo UI reads.
 
 export const FAE_HELP: Readonly<Record<string, string>> = harden({
-  '': `Fae is an LLM agent living in this daemon as a guest. Mail it (@fae) a request in plain words and it answers by mail, using its tools. Mail it a tool capability (a FaeTool) and ask it to adopt it; it can use the tool at once.
+  '': `Fae is an LLM agent living in this daemon as a guest. Mail it (@fae) a request in plain words and it answers by mail, using its tools. Mail it a tool capability (a FaeTool) and ask it to adopt it; it can use the tool at once. Mail it /help for the commands it answers itself (/help, /tools, /status for its host, /forget).
 Methods: help(methodName?), status(), whenStarted(), followEvents().`,
   help: 'help(methodName?) returns this text, or the text for one method.',
   whenStarted:

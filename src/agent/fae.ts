@@ -36,7 +36,9 @@ import { answeredAtStart } from './answered-at-start.js';
 import { whenCancelled, type Cancellation } from './cancellation.js';
 import { FAE_HELP, helpFor } from './fae-help.js';
 import { bestEffort } from './best-effort.js';
-import { makeDeliver } from './deliver.js';
+import { asStrings, makeDeliver } from './deliver.js';
+import { makeHostReports } from './host-reports.js';
+import type { StatusView } from './commands.js';
 import { watchOwnNames } from '../daemon/own-names.js';
 import { describeWith, makeSenderNames, type SenderNames } from './sender-names.js';
 
@@ -55,7 +57,11 @@ export interface StartFaeOptions {
   readonly correspondentOf?: (message: MessageRecord) => string;
 }
 
+/** The first words of fae's ready message: scripts and tests look for exactly these. */
 export const READY_TEXT = 'Fae agent ready.';
+
+/** What fae says to its host on its first start: ready, then how to talk to it. */
+export const READY_MESSAGE = `${READY_TEXT} Write to me here; mail me a tool as @name and I can adopt it and use it at once. /help lists what I answer myself.`;
 
 const FaeInterface = M.interface('Fae', {
   help: M.call().optional(M.string()).returns(M.string()),
@@ -131,6 +137,7 @@ interface FaeParts {
   readonly registry: ToolRegistry;
   readonly senderNames: SenderNames;
   readonly daemonAdapter: Promise<DaemonAdapter>;
+  readonly status: () => StatusView;
 }
 
 /** The conversations, told of the tokens summaries cost and of own copies to dismiss. */
@@ -179,6 +186,8 @@ const turnsOn = (parts: FaeParts, daemon: DaemonAdapter, ownId: string | undefin
     editable: daemon.canEdit && config.editableTurns > 0 ? editable : undefined,
     threadOf: message => conversations.laneOf(message, correspondentOf(message)),
     answeredBefore,
+    isFromHost: message => daemon.isFromHost(message),
+    reports: makeHostReports({ send: text => daemon.send(daemon.names.host, asStrings(redact(text))), logger }),
   });
 };
 
@@ -276,8 +285,19 @@ export const startFae = (
     ownNames.stop();
     conversations.stop();
   });
+  const status = () =>
+    harden({
+      state,
+      handledMessages: tally.handledMessages,
+      inputTokens: tally.inputTokens,
+      outputTokens: tally.outputTokens,
+      provider: provider.kind,
+      model: provider.model,
+      lastError: tally.lastError,
+      ...conversations.status(),
+    });
   const parts: FaeParts = {
-    ...{ config, logger, redact, provider, cancelled, correspondentOf, tally, states, dismiss, editable },
+    ...{ config, logger, redact, provider, cancelled, correspondentOf, tally, states, dismiss, editable, status },
     ...{ conversations, builtIns, registry, daemonAdapter },
     events: makeFaeEvents(),
     copies: makeOwnCopyWaits(),
@@ -294,7 +314,7 @@ export const startFae = (
     }
     // Only the first start announces itself; a restart is silent.
     if (firstStart) {
-      await bestEffort(logger, 'announce-ready', () => daemon.send(daemon.names.host, [READY_TEXT]), undefined);
+      await bestEffort(logger, 'announce-ready', () => daemon.send(daemon.names.host, [READY_MESSAGE]), undefined);
     }
     state = 'running';
     started.resolve();
@@ -309,18 +329,6 @@ export const startFae = (
     tally.lastError = redact(error instanceof Error ? error.message : String(error));
     logger.warn('failed', { error: tally.lastError });
   });
-
-  const status = () =>
-    harden({
-      state,
-      handledMessages: tally.handledMessages,
-      inputTokens: tally.inputTokens,
-      outputTokens: tally.outputTokens,
-      provider: provider.kind,
-      model: provider.model,
-      lastError: tally.lastError,
-      ...conversations.status(),
-    });
 
   return makeExo('Fae', FaeInterface, {
     help: (methodName?: string) => helpFor(FAE_HELP, methodName),

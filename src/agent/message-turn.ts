@@ -1,8 +1,11 @@
 // One message, one turn: its conversation opened, the ReAct loop run with
 // the turn's own built-ins, fae's closing words (the model's plain answer,
-// or a notice), then the turn stored and the message dismissed. Turns of
-// different conversations run at once (the inbox schedules them), so
-// everything a turn knows lives in its own TurnState.
+// or a notice in the voice of whoever reads it), then the turn stored and
+// the message dismissed. A command (/help, /tools, /status, /forget) takes
+// its turn in the same order but is answered by fae itself, with no model
+// call and nothing stored. Turns of different conversations run at once
+// (the inbox schedules them), so everything a turn knows lives in its own
+// TurnState.
 import type { Provider } from '../../providers/types.js';
 import type { InboxMessage } from '../daemon/adapter.js';
 import type { MessageRecord } from '../daemon/endo-types.js';
@@ -13,6 +16,7 @@ import type { BuiltIns } from '../toolbox/built-in-tools.js';
 import { withTurnTools } from '../toolbox/built-in-turn-tools.js';
 import type { DiscoveredTools } from '../toolbox/tools.js';
 import { formatIncomingMessage } from '../daemon/message-format.js';
+import { troubleOf } from '../../providers/errors.js';
 import type { FaeConfig } from './config.js';
 import type { Cancellation } from './cancellation.js';
 import type { Deliver } from './deliver.js';
@@ -24,6 +28,9 @@ import type { FaeEvents } from './fae-events.js';
 import { turnCancellation, type TurnEnd, type TurnSignals } from './inbox.js';
 import { runTurn, type TurnOutcome } from './turn.js';
 import type { TurnState, TurnStates } from './turn-states.js';
+import { subjectOf, turnFailedNotice, type Subject } from './closing-notices.js';
+import type { HostReports } from './host-reports.js';
+import { answerCommand, commandOf, type Command, type StatusView } from './commands.js';
 
 /** What status() adds up over every turn. */
 export interface Tally {
@@ -63,6 +70,12 @@ export interface MessageTurnOptions {
   readonly threadOf: (message: InboxMessage) => string;
   /** Ids of messages fae's inbox shows answered when fae started (answered-at-start.ts). */
   readonly answeredBefore: Promise<ReadonlySet<string>>;
+  /** Whether a message comes from fae's host, who reads the operator's detail. */
+  readonly isFromHost: (message: MessageRecord) => boolean;
+  /** The host's reports of trouble in others' turns, once per kind per ten minutes. */
+  readonly reports: HostReports;
+  /** fae's status(), for /status. */
+  readonly status: () => StatusView;
 }
 
 /** What a turn works with besides its message and state. */
@@ -78,9 +91,19 @@ const EDITED_NOTE =
   '(The sender edited this message after you answered it. Answer it as it stands now: your answer replaces your earlier one.)';
 
 
+/**
+ * Forgets the turn's correspondent. A failure reaches the caller (the
+ * model, as the tool's error), and the sender in fae's own words.
+ */
+const forgetting = ({ conversations, redact }: MessageTurnOptions, state: TurnState) => () =>
+  conversations.forget(state.correspondent).catch(error => {
+    state.forgetFailure = redact(error instanceof Error ? error.message : String(error));
+    throw error;
+  });
+
 /** The turn's own built-ins: its message, its correspondent's mail, its correspondent to forget. */
 const turnToolsOf = (options: MessageTurnOptions, state: TurnState) => {
-  const { builtIns, conversations, redact } = options;
+  const { builtIns } = options;
   const own = builtIns.forTurn(
     harden({
       messageNumber: state.number,
@@ -89,12 +112,7 @@ const turnToolsOf = (options: MessageTurnOptions, state: TurnState) => {
         options.isOwn(message)
           ? options.correspondentOf({ ...message, from: message.to }) === state.correspondent
           : options.correspondentOf(message) === state.correspondent,
-      // A failure reaches the model as the tool's error, and the sender in fae's own words.
-      forget: () =>
-        conversations.forget(state.correspondent).catch(error => {
-          state.forgetFailure = redact(error instanceof Error ? error.message : String(error));
-          throw error;
-        }),
+      forget: forgetting(options, state),
     }),
   );
   return async () => withTurnTools(await options.offered(), own);
@@ -117,8 +135,34 @@ const tallied = ({ tally, logger }: MessageTurnOptions, outcome: Exclude<TurnOut
 };
 
 
+/** fae's own answer to a command: no model call, nothing kept in the conversation. */
+const commandClosing = async (
+  options: MessageTurnOptions,
+  command: Command,
+  { state, subject, tools }: { readonly state: TurnState; readonly subject: Subject; readonly tools: DiscoveredTools },
+): Promise<Closing> => {
+  options.logger.event('command', { message: state.number, command });
+  options.tally.handledMessages += 1;
+  const answer = await answerCommand(command, {
+    fromHost: subject.fromHost,
+    tools,
+    status: options.status,
+    forget: forgetting(options, state),
+  });
+  return answer === undefined ? {} : { answer };
+};
+
+/** A turn that failed: the sender is told in its voice, the host in its own. */
+const failedClosing = ({ redact, tally, logger }: MessageTurnOptions, error: unknown, subject: Subject): Closing => {
+  const reason = redact(error instanceof Error ? error.message : String(error));
+  tally.lastError = reason;
+  logger.warn('turn-failed', { message: subject.number, error: reason });
+  tally.handledMessages += 1;
+  return { notices: [turnFailedNotice(troubleOf(error), reason, subject)], noted: true };
+};
+
 export const makeMessageTurns = (options: MessageTurnOptions) => {
-  const { config, logger, redact, conversations, provider, states, tally, events } = options;
+  const { config, logger, conversations, provider, states, tally, events } = options;
   const { closingOf, close } = makeTurnClosing(options);
   const callIdPrefix = Math.random().toString(36).slice(2, 8);
   let callCount = 0;
@@ -136,6 +180,7 @@ export const makeMessageTurns = (options: MessageTurnOptions) => {
     state: TurnState,
     turn: OpenTurn,
     { stop, tools, discover, progress }: TurnParts,
+    subject: Subject,
   ): Promise<Closing | TurnEnd> => {
     const outcome = await runTurn(turn.messages, tools, {
       provider,
@@ -155,7 +200,7 @@ export const makeMessageTurns = (options: MessageTurnOptions) => {
     });
     if (outcome.kind !== 'cancelled') {
       tallied(options, outcome, message.number);
-      return closingOf(outcome, state);
+      return closingOf(outcome, state, subject);
     }
     // Not handled: after a restart the message is replayed, so it is
     // neither stored nor dismissed.
@@ -164,6 +209,22 @@ export const makeMessageTurns = (options: MessageTurnOptions) => {
     if (!stop.revised()) return 'answered'; // cancelled with fae: nothing follows
     logger.event('turn-abandoned', { message: message.number, reason: 'revised' });
     return 'revised';
+  };
+
+  /** Opens the message's turn in its conversation; undefined when it was answered before. */
+  const openTurn = async (message: InboxMessage, state: TurnState, sender: string, earlier: Promise<bigint | undefined> | undefined) => {
+    const text = formatIncomingMessage(message, sender);
+    return earlier === undefined
+      ? conversations.open(message, state.correspondent, text)
+      : conversations.open(message, state.correspondent, `${text}\n\n${EDITED_NOTE}`, message.date);
+  };
+
+  /** Answered before a restart came between the answer and the dismissal (stored, or kept open to edits). */
+  const alreadyHandled = async (number: bigint, progress: TurnProgress): Promise<TurnEnd> => {
+    logger.event('message-already-handled', { message: number });
+    tally.handledMessages += 1;
+    progress.abandon();
+    return config.autoDismiss && (await options.dismiss(number)) ? 'dismissed' : 'answered';
   };
 
   const handleTurn = async (message: InboxMessage, state: TurnState, stop: ReturnType<typeof turnCancellation>) => {
@@ -175,33 +236,26 @@ export const makeMessageTurns = (options: MessageTurnOptions) => {
     const [sender, tools] = await Promise.all([options.describeSender(message.from), discover()]);
     logger.event('message-received', { message: number, from: sender, type: message.type });
     events.emit({ type: 'turn-started', message: number, from: sender });
+    const subject = subjectOf(message, sender, options.isFromHost(message), options.redact);
     let turn: OpenTurn | undefined;
     let closing: Closing;
     const answeredBefore = earlier === undefined && message.messageId !== undefined && (await options.answeredBefore).has(message.messageId);
     try {
-      const text = formatIncomingMessage(message, sender);
-      turn = answeredBefore ? undefined : await (earlier === undefined
-        ? conversations.open(message, state.correspondent, text)
-        : conversations.open(message, state.correspondent, `${text}\n\n${EDITED_NOTE}`, message.date));
-      if (turn === undefined) {
-        // Answered before a restart came between the answer and the dismissal (stored, or kept open to edits).
-        logger.event('message-already-handled', { message: number });
-        tally.handledMessages += 1;
-        progress.abandon();
-        return config.autoDismiss && (await options.dismiss(number)) ? 'dismissed' : 'answered';
+      if (answeredBefore) return await alreadyHandled(number, progress);
+      const command = commandOf(message);
+      if (command === undefined) {
+        turn = await openTurn(message, state, sender, earlier);
+        if (turn === undefined) return await alreadyHandled(number, progress);
+        const worked = await work(message, state, turn, { stop, tools, discover, progress }, subject);
+        if (typeof worked === 'string') return worked;
+        closing = worked;
+      } else {
+        closing = await commandClosing(options, command, { state, subject, tools });
       }
-      const worked = await work(message, state, turn, { stop, tools, discover, progress });
-      if (typeof worked === 'string') return worked;
-      closing = worked;
     } catch (error) {
-      const reason = redact(error instanceof Error ? error.message : String(error));
-      tally.lastError = reason;
-      logger.warn('turn-failed', { message: number, error: reason });
-      const text = `Sorry, I could not answer message #${number}: ${reason}`;
-      tally.handledMessages += 1;
-      closing = { text, note: text };
+      closing = failedClosing(options, error, subject);
     }
-    return close(message, { state, turn, progress, earlier }, closing);
+    return close(message, { state, turn, progress, earlier, subject }, closing);
   };
 
   /** Runs the turn of `message`; how it ended, for the inbox. */

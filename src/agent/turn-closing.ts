@@ -7,13 +7,25 @@ import { asStrings } from './deliver.js';
 import type { TurnProgress } from './progress-reply.js';
 import type { TurnOutcome } from './turn.js';
 import type { TurnState } from './turn-states.js';
-import { emptyAnswerNotice, forgetFailedNotice } from './closing-notices.js';
+import {
+  cutOffNotice,
+  emptyAnswerText,
+  forgetFailedNotice,
+  limitNotice,
+  voiced,
+  type Notice,
+  type Subject,
+} from './closing-notices.js';
 import type { MessageTurnOptions } from './message-turn.js';
 
-/** What a turn ends with: fae's words to the sender, and the note kept for a turn without an answer. */
+/** What a turn ends with. */
 export interface Closing {
-  readonly text?: string;
-  readonly note?: string;
+  /** The model's plain answer, or fae's own to a command. */
+  readonly answer?: string;
+  /** fae's own notices, each said in the voice of whoever reads it (closing-notices.ts). */
+  readonly notices?: readonly Notice[];
+  /** What fae says stands for the turn in its conversation: the model gave no answer. */
+  readonly noted?: boolean;
 }
 
 /** What closing a turn needs: its state, its conversation's turn, its progress, the answer it replaces. */
@@ -22,31 +34,35 @@ export interface Closer {
   readonly turn: OpenTurn | undefined;
   readonly progress: TurnProgress;
   readonly earlier: Promise<bigint | undefined> | undefined;
+  /** Its message, and whether the host sent it. */
+  readonly subject: Subject;
 }
 
 /** An answer whose own copy is not known. */
 const NO_COPY: Promise<bigint | undefined> = Promise.resolve(undefined);
 
+/** What fae says to the sender: the answer, then each notice in the sender's voice. */
+const wordsOf = (closing: Closing, notices: readonly Notice[], subject: Subject) => {
+  const parts = [...(closing.answer === undefined ? [] : [closing.answer]), ...notices.map(notice => voiced(notice, subject))];
+  return parts.length === 0 ? undefined : parts.join('\n\n');
+};
+
 export const makeTurnClosing = (options: MessageTurnOptions) => {
-  const { config, logger, redact, events } = options;
+  const { config, logger, redact, events, reports } = options;
 
   /** fae's words for how the loop ended (none when the model answered by a tool). */
-  const closingOf = (outcome: Exclude<TurnOutcome, { kind: 'cancelled' }>, state: TurnState): Closing => {
-    const { number } = state;
+  const closingOf = (outcome: Exclude<TurnOutcome, { kind: 'cancelled' }>, state: TurnState, subject: Subject): Closing => {
     if (outcome.kind === 'limit') {
-      logger.warn('turn-limit', { message: number, iterations: outcome.iterations });
-      const text = `I stopped working on message #${number} after ${outcome.iterations} model calls without finishing (the limit is FAE_MAX_ITERATIONS=${config.maxIterations}). Please send a simpler or more specific request.`;
-      return { text, note: text };
+      logger.warn('turn-limit', { message: state.number, iterations: outcome.iterations });
+      return { notices: [limitNotice(outcome.iterations, config.maxIterations, subject)], noted: true };
     }
     if (state.answered) return {};
     if (outcome.content.trim() !== '') {
       // The model answered in plain text: deliver it to the sender.
-      const cutOffNote = outcome.cutOff ? '\n\n(This answer was cut off at the output limit, LAL_MAX_TOKENS.)' : '';
-      return { text: `${outcome.content}${cutOffNote}` };
+      return { answer: outcome.content, notices: outcome.cutOff ? [cutOffNotice(subject)] : [] };
     }
     // Silence would leave the sender waiting forever.
-    const text = emptyAnswerNotice(number);
-    return { text, note: text };
+    return { answer: emptyAnswerText(subject), noted: true };
   };
 
   /**
@@ -56,12 +72,12 @@ export const makeTurnClosing = (options: MessageTurnOptions) => {
    * the store replays the message after a restart, so the sender may hear
    * twice, never not at all.
    */
-  const close = async (message: InboxMessage, { state, turn, progress, earlier }: Closer, closing: Closing) => {
-    let text = closing.text;
-    if (state.forgetFailure !== undefined) {
-      const notice = forgetFailedNotice(state.forgetFailure);
-      text = text === undefined ? notice : `${text}\n\n${notice}`;
-    }
+  const close = async (message: InboxMessage, { state, turn, progress, earlier, subject }: Closer, closing: Closing) => {
+    const notices = [
+      ...(closing.notices ?? []),
+      ...(state.forgetFailure === undefined ? [] : [forgetFailedNotice(state.forgetFailure, subject)]),
+    ];
+    const text = wordsOf(closing, notices, subject);
     let answer: Promise<bigint | undefined> | undefined;
     if (text === undefined) {
       await progress.answeredElsewhere();
@@ -77,9 +93,11 @@ export const makeTurnClosing = (options: MessageTurnOptions) => {
     if (keep) editable.keep(message.number, options.threadOf(message), answer ?? NO_COPY, earlier);
     else if (earlier !== undefined) editable?.discard(earlier);
     const [, dismissed] = await Promise.all([
-      turn?.finish(closing.note),
+      turn?.finish(closing.noted === true ? text : undefined),
       // Handled messages are dismissed so a restart does not replay them.
       !keep && (config.autoDismiss || state.dismissed) ? options.dismiss(message.number) : false,
+      // The host read the detail as its answer; anyone else's trouble is reported to it (host-reports.ts).
+      ...notices.map(notice => (subject.fromHost ? reports.told(notice) : reports.report(notice))),
     ]);
     logger.event('message-done', { message: message.number, messageId: message.messageId });
     events.emit({ type: 'turn-done', message: message.number, messageId: message.messageId ?? '' });

@@ -36,6 +36,11 @@ export interface DaemonAdapter {
   readonly selfId: string | undefined;
   /** Whether a message is fae's own sent copy. */
   isOwnMessage(message: Pick<MessageRecord, 'from'>): boolean;
+  /**
+   * Whether a message comes from fae's host (who reads the operator's
+   * detail); false for everyone when the daemon would not name the host.
+   */
+  isFromHost(message: Pick<MessageRecord, 'from'>): boolean;
   /** The raw id of a message's sender: one stable string per correspondent. */
   senderIdOf(message: Pick<MessageRecord, 'from'>): string;
   /** fae's pet names for a message's sender (`from`), `[]` if it has none. */
@@ -101,17 +106,20 @@ const normalize = (record: MessageRecord, senderId: string): InboxMessage =>
 
 /**
  * Finds out the dialect (with __getMethodNames__, which cannot fail) and
- * fae's own id, then returns the adapter. Two round trips, once per start.
+ * fae's own id and its host's, then returns the adapter. Two round trips,
+ * once per start.
  */
 export const makeDaemonAdapter = async (powers: Ref<GuestPowers>): Promise<DaemonAdapter> => {
   const dialect = await detectDialect(powers);
   const names = specialNames(dialect);
   const febDialect = dialect === 'feb';
-  // Serving mail matters more than this answer; the caller reports its lack.
-  const selfId: string | undefined = await Promise.resolve(E(powers).identify(names.self)).then(
-    id => (typeof id === 'string' && id !== '' ? id : undefined),
-    () => undefined,
-  );
+  // Serving mail matters more than these answers; the caller reports the lack of fae's own.
+  const idOf = (name: string): Promise<string | undefined> =>
+    Promise.resolve(E(powers).identify(name)).then(
+      id => (typeof id === 'string' && id !== '' ? (formulaIdOf(id) ?? id) : undefined),
+      () => undefined,
+    );
+  const [selfId, hostId] = await Promise.all([idOf(names.self), idOf(names.host)]);
 
   const translated = new Map<string, string>();
   for (const [role, old, current] of SPELLINGS) {
@@ -134,6 +142,7 @@ export const makeDaemonAdapter = async (powers: Ref<GuestPowers>): Promise<Daemo
     selfId,
     isOwnMessage: (message: Pick<MessageRecord, 'from'>) =>
       selfId !== undefined && senderIdOf(message) === selfId,
+    isFromHost: (message: Pick<MessageRecord, 'from'>) => hostId !== undefined && senderIdOf(message) === hostId,
     senderIdOf,
     senderNames: async (from: string) =>
       febDialect ? E(powers).reverseIdentify(from) : E(powers).reverseLocate(from),

@@ -82,6 +82,17 @@ const inOfferedOrder = (
   return forget === undefined ? ordered : [...ordered, ['forgetConversation', forget] as const];
 };
 
+/**
+ * The built-ins by what they work on, as fae's /tools lists them for
+ * people; a built-in missing here is listed under "other".
+ */
+export const BUILT_IN_GROUPS: readonly (readonly [string, readonly string[]])[] = harden([
+  ['my directory', ['list', 'lookup', 'store', 'remove', 'has', 'move', 'copy', 'makeDirectory', 'identify']],
+  ['mail', ['send', 'reply', 'listMessages', 'dismiss', 'adopt', 'request', 'resolve', 'reject']],
+  ['tools and capabilities', ['adoptTool', 'inspect', 'help']],
+  ['our conversation', ['forgetConversation']],
+]);
+
 /** The built-ins: all of them as offered outside a turn, and a turn's own turn-bound ones. */
 export interface BuiltIns {
   readonly tools: ReadonlyMap<string, FaeTool>;

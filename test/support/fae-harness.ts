@@ -5,8 +5,8 @@
 import { E } from '@endo/far';
 import type { Provider } from '../../providers/types.js';
 import type { Dialect } from '../../src/daemon/dialect.js';
-import { startFae, READY_TEXT } from '../../src/agent/fae.js';
-import { makeLocalDaemon, nextMessage } from './daemon.js';
+import { startFae, READY_MESSAGE, READY_TEXT } from '../../src/agent/fae.js';
+import { makeLocalDaemon, messageText, nextMessage } from './daemon.js';
 import { makeDaemonAdapter } from '../../src/daemon/adapter.js';
 import type { LocalDaemon, MessageRecord } from './daemon.js';
 
@@ -92,5 +92,21 @@ export const startFaeInDaemon = async ({
     lastSeen = message.number;
     return message;
   };
-  return { daemon, host, fae, controller, logs, nextFromFae, READY_TEXT, names: hostDaemon.names };
+  return { daemon, host, fae, controller, logs, nextFromFae, READY_TEXT, READY_MESSAGE, names: hostDaemon.names };
+};
+
+/**
+ * fae in a local daemon, stopped when the test ends, once it has said it
+ * is ready; `ask` mails it from the host and resolves to the text of its
+ * next message to the host.
+ */
+export const startReadyFae = async (t: { teardown(fn: () => unknown): void }, options: FaeHarnessOptions) => {
+  const started = await startFaeInDaemon(options);
+  t.teardown(() => started.daemon.stop());
+  await started.nextFromFae();
+  const ask = async (text: string) => {
+    await E(started.host).send('fae', [text], [], []);
+    return messageText(await started.nextFromFae());
+  };
+  return { ...started, ask };
 };

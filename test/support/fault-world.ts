@@ -39,7 +39,7 @@ export const startWorld = async (t: ExecutionContext, options: FaeHarnessOptions
   const nextAnswer = async (timeoutMs = 30_000): Promise<string> => {
     const record: MessageRecord = await nextMessage(
       host,
-      r => r.number > lastSeen && fromFae(r) && messageText(r) !== READY,
+      r => r.number > lastSeen && fromFae(r) && !messageText(r).startsWith(READY),
       timeoutMs,
     );
     lastSeen = record.number;
@@ -69,7 +69,7 @@ export const startWorld = async (t: ExecutionContext, options: FaeHarnessOptions
       for (;;) {
         // Polling the inbox: one listMessages per look, not a replay per answer.
         const mail: MessageRecord[] = await E(host).listMessages();
-        const answers = mail.filter(m => fromFae(m) && messageText(m) !== READY);
+        const answers = mail.filter(m => fromFae(m) && !messageText(m).startsWith(READY));
         if (answers.length >= count || Date.now() > deadline) {
           for (const m of answers) if (m.number > lastSeen) lastSeen = m.number;
           return answers.map(messageText);
@@ -101,7 +101,7 @@ export const checkInvariants = async (t: ExecutionContext, world: World, { probe
   const mail: MessageRecord[] = await E(world.host).listMessages();
   // Raw ids on February, locators later: compare the ids they name.
   const asked = mail.filter(m => formulaIdOf(m.from) === hostId && formulaIdOf(m.to) === faeId);
-  const answers = mail.filter(m => formulaIdOf(m.from) === faeId && messageText(m) !== READY);
+  const answers = mail.filter(m => formulaIdOf(m.from) === faeId && !messageText(m).startsWith(READY));
   t.is(answers.length, asked.length, 'every message answered once: none twice, none lost');
   const replyTos = answers.flatMap(m => (m.replyTo === undefined ? [] : [m.replyTo]));
   t.is(new Set(replyTos).size, replyTos.length, 'no message answered twice');

@@ -16,6 +16,7 @@ import type {
   ToolSchema,
   Usage,
 } from '../../providers/types.js';
+import { ProviderError, type ProviderTrouble } from '../../providers/errors.js';
 
 export interface ScriptedCall {
   readonly name: string;
@@ -31,7 +32,8 @@ export type ScriptedStep =
       readonly usage?: Usage;
       readonly stopReason?: StopReason;
     }
-  | { readonly error: string }
+  /** A failed call: a plain Error, or with `trouble` the ProviderError a real adapter rejects with. */
+  | { readonly error: string; readonly trouble?: ProviderTrouble }
   | { readonly hang: true };
 
 export type ScriptedReply = ScriptedStep | ((request: RecordedRequest) => ScriptedStep | Promise<ScriptedStep>);
@@ -56,7 +58,7 @@ let idCounter = 0;
 
 const toResult = (step: ScriptedStep): ChatResult => {
   if ('error' in step) {
-    throw Error(step.error);
+    throw step.trouble === undefined ? Error(step.error) : new ProviderError(step.error, step.trouble);
   }
   if ('hang' in step) {
     throw Error('unreachable');

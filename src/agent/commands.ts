@@ -1,0 +1,129 @@
+// Mail whose whole text is one of a few commands is answered by fae
+// itself, at once, without the model: /help, /tools, /status (the host's
+// only) and /forget. A command takes its turn in its sender's lane like
+// any message (so it stays in order with the sender's other mail), and is
+// not kept in the conversation.
+import type { InboxMessage } from '../daemon/adapter.js';
+import { messageText } from '../daemon/message-format.js';
+import type { DiscoveredTools } from '../toolbox/tools.js';
+import { BUILT_IN_GROUPS } from '../toolbox/built-in-tools.js';
+
+export type Command = 'help' | 'tools' | 'status' | 'forget';
+
+const COMMANDS: ReadonlyMap<string, Command> = new Map([
+  ['/help', 'help'],
+  ['/tools', 'tools'],
+  ['/status', 'status'],
+  ['/forget', 'forget'],
+]);
+
+/** The command a message is, if its whole text (trimmed) is one. */
+export const commandOf = (message: InboxMessage): Command | undefined =>
+  message.type === 'package' && (message.names ?? []).length === 0
+    ? COMMANDS.get(messageText(message).trim())
+    : undefined;
+harden(commandOf);
+
+/** What /status tells of fae's status() (every field is free of secrets). */
+export interface StatusView {
+  readonly state: string;
+  readonly provider: string;
+  readonly model: string;
+  readonly handledMessages: number;
+  readonly inputTokens: number;
+  readonly outputTokens: number;
+  readonly conversations: number;
+  readonly storage: string;
+  readonly storageError: string;
+  readonly unstoredTurns: number;
+  readonly lastError: string;
+}
+
+/** What answering a command works with. */
+export interface CommandContext {
+  readonly fromHost: boolean;
+  /** The tools on offer in this turn. */
+  readonly tools: DiscoveredTools;
+  readonly status: () => StatusView;
+  /**
+   * Forgets the sender's conversation, as forgetConversation does
+   * (a failure is noted on the turn, for its closing notice).
+   */
+  readonly forget: () => Promise<unknown>;
+}
+
+const helpText = (fromHost: boolean) =>
+  [
+    'I answer these myself, at once:',
+    '',
+    '- /help — this list',
+    '- /tools — the tools I can use now',
+    ...(fromHost ? ['- /status — how I am doing (for you, my host)'] : []),
+    '- /forget — forget our conversation, so that your next message starts afresh',
+    '',
+    'Anything else you write, I answer with my language model and my tools. Mail me a tool as @name and I can adopt it and use it at once.',
+  ].join('\n');
+
+/** The first line of a description, short. */
+const oneLine = (description: string) => {
+  const line = description.trim().split('\n')[0];
+  return line.length <= 100 ? line : `${line.slice(0, 99)}…`;
+};
+
+const toolsText = ({ schemas, origins }: DiscoveredTools) => {
+  const builtIns = schemas.map(schema => schema.function.name).filter(name => !origins.has(name));
+  const grouped = new Set(BUILT_IN_GROUPS.flatMap(([, names]) => names));
+  const groups = [...BUILT_IN_GROUPS, ['other', builtIns.filter(name => !grouped.has(name))] as const]
+    .map(([label, names]) => [label, names.filter(name => builtIns.includes(name))] as const)
+    .filter(([, names]) => names.length > 0)
+    .map(([label, names]) => `- ${label}: ${names.join(', ')}`);
+  const adopted = schemas
+    .filter(schema => origins.has(schema.function.name))
+    .map(({ function: { name, description } }) => `- ${name} (tools/${origins.get(name)?.petName}) — ${oneLine(description)}`);
+  return [
+    'Built in:',
+    ...groups,
+    '',
+    'Under tools/:',
+    ...(adopted.length > 0 ? adopted : ['- none yet: mail me a tool as @name and I can adopt it']),
+  ].join('\n');
+};
+
+const statusText = (status: StatusView) => {
+  const storage =
+    status.storage === 'ok'
+      ? 'storage ok'
+      : `storage ${status.storage}${status.storageError === '' ? '' : ` (${status.storageError})`}`;
+  const unstored = status.unstoredTurns > 0 ? `; ${status.unstoredTurns} turns not stored yet` : '';
+  return [
+    `I am ${status.state}, on the model ${status.model} (${status.provider}).`,
+    '',
+    `- messages handled: ${status.handledMessages}`,
+    `- tokens: ${status.inputTokens} in, ${status.outputTokens} out`,
+    `- conversations: ${status.conversations}; ${storage}${unstored}`,
+    ...(status.lastError === '' ? [] : [`- last error: ${status.lastError}`]),
+  ].join('\n');
+};
+
+/**
+ * fae's answer to a command; undefined when there is nothing to say but
+ * the turn's own notices (a /forget that failed).
+ */
+export const answerCommand = async (command: Command, context: CommandContext): Promise<string | undefined> => {
+  switch (command) {
+    case 'help':
+      return helpText(context.fromHost);
+    case 'tools':
+      return toolsText(context.tools);
+    case 'status':
+      return context.fromHost ? statusText(context.status()) : '/status is for my host. /help lists what I answer myself.';
+    default: {
+      const forgotten = await context.forget().then(
+        () => true,
+        () => false,
+      );
+      return forgotten ? 'I have forgotten our conversation; your next message starts afresh.' : undefined;
+    }
+  }
+};
+harden(answerCommand);
