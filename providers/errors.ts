@@ -17,6 +17,29 @@ export class LlmTimeoutError extends Error {
 harden(LlmTimeoutError);
 
 /**
+ * What went wrong with a model call, in terms a person can be told without
+ * the host's setup: the LLM could not be reached, it refused the token, it
+ * timed out or stalled, it answered something that is not an answer, or
+ * anything else (an HTTP error, an unknown model).
+ */
+export type ProviderTrouble = 'unreachable' | 'refused' | 'timeout' | 'garbage' | 'failed';
+
+/**
+ * What a provider's chat() rejects with: the operator's text (what failed,
+ * where, the setting to change) and its trouble, so that those who tell
+ * people about it need not read the text.
+ */
+export class ProviderError extends Error {
+  constructor(
+    message: string,
+    readonly trouble: ProviderTrouble,
+  ) {
+    super(message);
+  }
+}
+harden(ProviderError);
+
+/**
  * A streamed answer in which nothing came for LAL_STALL_MS: not its first
  * piece after the request was sent, or not its next one. The fetch under
  * the SDKs aborts with one (its message must never say "timed out", which
@@ -26,13 +49,14 @@ harden(LlmTimeoutError);
  * already have reached onText, and a model that stalled once is likely to
  * again; the caller hears of it now instead.
  */
-export class LlmStallError extends Error {
+export class LlmStallError extends ProviderError {
   override name = 'LlmStallError';
   constructor(
     readonly stallMs: number,
-    message = `the LLM sent nothing for ${stallMs / 1000} s`,
+    message = `the LLM went ${stallMs / 1000} s without sending anything`,
   ) {
-    super(message);
+    // To the person who asked, a stall is a model that took too long.
+    super(message, 'timeout');
   }
 }
 harden(LlmStallError);
@@ -59,28 +83,6 @@ export type Failure =
   | { readonly kind: 'unexpected'; readonly answer: UnexpectedAnswer }
   | { readonly kind: 'other'; readonly message: string };
 
-/**
- * What went wrong with a model call, in terms a person can be told without
- * the host's setup: the LLM could not be reached, it refused the token, it
- * timed out or stalled, it answered something that is not an answer, or
- * anything else (an HTTP error, an unknown model).
- */
-export type ProviderTrouble = 'unreachable' | 'refused' | 'timeout' | 'garbage' | 'failed';
-
-/**
- * What a provider's chat() rejects with: the operator's text (what failed,
- * where, the setting to change) and its trouble, so that those who tell
- * people about it need not read the text.
- */
-export class ProviderError extends Error {
-  constructor(
-    message: string,
-    readonly trouble: ProviderTrouble,
-  ) {
-    super(message);
-  }
-}
-harden(ProviderError);
 
 /**
  * The trouble a thrown value stands for: a ProviderError's, also as the
@@ -260,16 +262,18 @@ export const makeProviderError = (
           'check the server, or raise LAL_STALL_MS if the model is that slow',
       );
     case 'incomplete':
-      return Error(
+      return new ProviderError(
         `the LLM at ${at} ended its streamed answer before it was complete; check the server, or a proxy in front of it`,
+        'unreachable',
       );
     case 'garbled':
-      return Error(
+      return new ProviderError(
         `the LLM at ${at} sent a stream event that is not valid JSON (${redact(failure.message).slice(0, 200)}); ` +
           'check that LAL_HOST is the API base URL itself, not a proxy that alters its answers',
+        'garbage',
       );
     case 'not-streamed':
-      return Error(`the LLM at ${at} answered a streamed request with a plain answer`);
+      return new ProviderError(`the LLM at ${at} answered a streamed request with a plain answer`, 'garbage');
     case 'unexpected':
       return unexpectedAnswerError(failure.answer, config, redact, at);
     default:

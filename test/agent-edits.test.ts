@@ -121,7 +121,7 @@ test('an edit of a message whose answer came as a progress reply replaces that r
   const faeId: string = await E(started.host).identify('fae');
   const isFae = (m: MessageRecord) => m.from.includes(faeId.split(':')[0]);
   const hostInbox = async (): Promise<MessageRecord[]> => E(started.host).listMessages();
-  const answers = async () => (await hostInbox()).filter(m => isFae(m) && messageText(m) !== READY).map(messageText);
+  const answers = async () => (await hostInbox()).filter(m => isFae(m) && !messageText(m).startsWith(READY)).map(messageText);
   await E(started.host).send('fae', ['a slow question'], [], []);
   t.true(await eventually(async () => (await answers()).some(text => text.startsWith('Working on it'))));
   seen.resolve();
