@@ -44,6 +44,9 @@ export const makeFaeEvents = (): FaeEvents => {
     const end = () => {
       ended = true;
       followers.delete(take);
+      // Nothing unread is kept for a follower that left.
+      queue.length = 0;
+      missed = 0;
       wake.resolve();
     };
     return Far('FaeEvents', {
