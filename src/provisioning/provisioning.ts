@@ -69,6 +69,8 @@ export const FAE_ENV_NAMES: readonly string[] = harden([
   'FAE_AUTO_DISMISS',
   'FAE_DEBUG',
   'FAE_MAX_TRANSCRIPT',
+  'FAE_KEEP_ALIVE',
+  'FAE_PRICES',
 ]);
 
 /** The parts of the EndoHost the scripts call. */
