@@ -184,3 +184,15 @@ test('ollama: keep_alive from FAE_KEEP_ALIVE, and nothing else asked; none by de
   t.deepEqual(bodies.map(body => body.keep_alive), ['30m', '30m', -1, undefined]);
   t.false(bodies.some(body => 'prompt_cache_key' in body || 'cache_prompt' in body));
 });
+
+test('anthropic: a gateway that refuses cache_control is asked again without it, and never sent it after', async t => {
+  const { server, provider, logs } = await withLog(t, 'anthropic');
+  server.fail(400, 'messages.0.content.0.cache_control: Extra inputs are not permitted').otherwise({ text: 'ok' });
+  t.is((await provider.chat(conversation, [GREET_TOOL], { cache: CACHE })).message.content, 'ok');
+  await provider.chat(conversation, [GREET_TOOL], { cache: CACHE });
+  t.deepEqual(
+    server.chatRequests.map(request => breakpointsOf(request.body).length),
+    [3, 0, 0],
+  );
+  t.deepEqual(logs.map(({ event, fields }) => [event, fields.field]), [['llm-field-refused', 'cache_control']]);
+});
