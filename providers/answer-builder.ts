@@ -3,7 +3,7 @@
 // API gives them with their arguments joined from pieces, token counts, the
 // stop reason, and whether the closing event came. Each adapter's
 // assembler only reads its events into a builder.
-import { makeChatResult, makeToolCall, makeUsage, mapStopReason } from './assistant-result.js';
+import { makeChatResult, makeToolCall, makeUsage, mapStopReason, type UsageCounts } from './assistant-result.js';
 import { IncompleteStreamError } from './errors.js';
 import type { ChatResult, StopReason } from './types.js';
 
@@ -38,8 +38,8 @@ export interface AnswerBuilder {
   readonly call: (index: number, given: { id?: string | null; name?: string | null; input?: unknown }) => void;
   /** A piece of the arguments text of tool call `index`, once the call is known. */
   readonly args: (index: number, piece: string | null | undefined) => void;
-  /** Token counts; one not given keeps its last value. */
-  readonly usage: (input: number | null | undefined, output: number | null | undefined) => void;
+  /** Token counts; one not given (or null) keeps its last value. */
+  readonly usage: (counts: UsageCounts) => void;
   readonly stop: (reason: string | null | undefined) => void;
   /** The closing event came. */
   readonly end: () => void;
@@ -54,8 +54,7 @@ export const makeAnswerBuilder = (
 ): AnswerBuilder => {
   const text = makeTextParts(onText);
   const calls = new Map<number, CallParts>();
-  let inputTokens: number | null | undefined;
-  let outputTokens: number | null | undefined;
+  const counts: Record<keyof UsageCounts, unknown> = { input: undefined, output: undefined, cached: undefined, cacheWrite: undefined };
   let reason: string | null | undefined;
   let ended = false;
   const call = (index: number, { id, name, input }: { id?: string | null; name?: string | null; input?: unknown }) => {
@@ -73,7 +72,7 @@ export const makeAnswerBuilder = (
     return makeChatResult({
       content: text.text(),
       toolCalls,
-      usage: makeUsage(inputTokens, outputTokens),
+      usage: makeUsage(counts),
       stopReason: mapStopReason(stopReasons, reason),
     });
   };
@@ -83,9 +82,8 @@ export const makeAnswerBuilder = (
     args: (index: number, piece: string | null | undefined) => {
       if (piece) calls.get(index)?.pieces.push(piece);
     },
-    usage: (input: number | null | undefined, output: number | null | undefined) => {
-      inputTokens = input ?? inputTokens;
-      outputTokens = output ?? outputTokens;
+    usage: (given: UsageCounts) => {
+      for (const name of Object.keys(counts) as (keyof UsageCounts)[]) counts[name] = given[name] ?? counts[name];
     },
     stop: (given: string | null | undefined) => {
       reason = given ?? reason;

@@ -9,17 +9,19 @@ import type {
   MessageCreateParamsNonStreaming,
   MessageParam,
   RawMessageStreamEvent,
+  TextBlockParam,
   Tool,
 } from '@anthropic-ai/sdk/resources/messages/messages.js';
 import { readProviderConfig, type Env, type ProviderConfig } from './config.js';
 import { describeSdkFailure, type Failure } from './errors.js';
-import { makeChatResult, makeToolCall, makeUsage, mapStopReason, parseToolArguments } from './assistant-result.js';
+import { makeChatResult, makeToolCall, makeUsage, mapStopReason, parseToolArguments, type UsageCounts } from './assistant-result.js';
 import { makeAnswerBuilder, type TextSink } from './answer-builder.js';
 import type { Fetch } from './retrying-fetch.js';
 import { makeTransport, sdkClientOptions, type ProviderOptions } from './transport.js';
 import { isAnthropicMessage } from './answer-check.js';
 import { makeStreamedProvider, type StreamAssembler } from './streamed-chat.js';
-import type { ChatMessage, ChatResult, Provider, StopReason, ToolSchema } from './types.js';
+import type { CacheHints, ChatMessage, ChatResult, Provider, StopReason, ToolSchema } from './types.js';
+import { markCacheBreakpoints, type StablePoint } from './anthropic-cache.js';
 
 type Role = 'user' | 'assistant';
 
@@ -65,20 +67,30 @@ const toBlocks = (message: ChatMessage): { role: Role; blocks: ContentBlockParam
   }
 };
 
+/** Where the first `stableMessages` messages end, in blocks of the request toAnthropicMessages makes. */
+const stablePointOf = (messages: readonly ChatMessage[], stableMessages: number): StablePoint => {
+  const stable = messages.slice(0, stableMessages);
+  return {
+    blocks: stable.filter(m => m.role !== 'system').reduce((n, m) => n + toBlocks(m).blocks.length, 0),
+    systemBlocks: stable.filter(m => m.role === 'system' && m.content !== '').length,
+  };
+};
+
 /**
- * The transcript as Anthropic wants it: every system message joined into
- * `system`, turns with no content left out, and neighbouring turns of the
- * same role merged, so consecutive tool results travel as one user turn of
+ * The transcript as Anthropic wants it: every system message a text block
+ * of `system`, in order (so the standing instructions, the same for every
+ * conversation, can be cached apart from a conversation's summary), turns
+ * with no content left out, and neighbouring turns of the same role
+ * merged, so consecutive tool results travel as one user turn of
  * tool_result blocks and a dropped empty turn never leaves two user turns in
  * a row.
  */
 export const toAnthropicMessages = (
   messages: readonly ChatMessage[],
-): { system: string; messages: MessageParam[] } => {
+): { system: TextBlockParam[]; messages: MessageParam[] } => {
   const system = messages
     .filter(m => m.role === 'system' && m.content !== '')
-    .map(m => m.content)
-    .join('\n\n');
+    .map((m): TextBlockParam => ({ type: 'text', text: m.content }));
   const turns: { role: Role; blocks: ContentBlockParam[] }[] = [];
   for (const message of messages) {
     if (message.role === 'system') {
@@ -110,6 +122,29 @@ export const toAnthropicTools = (tools: readonly ToolSchema[]): Tool[] =>
   }));
 harden(toAnthropicTools);
 
+/** Anthropic's usage fields; each may be missing or null (message_delta's). */
+interface AnthropicUsage {
+  readonly input_tokens?: number | null;
+  readonly output_tokens?: number | null;
+  readonly cache_creation_input_tokens?: number | null;
+  readonly cache_read_input_tokens?: number | null;
+}
+
+/**
+ * Anthropic's input_tokens counts only what came after the last cache
+ * breakpoint; the whole input adds what was read from and written to the
+ * cache.
+ */
+const anthropicCounts = (usage: AnthropicUsage): UsageCounts => {
+  const { input_tokens: input, cache_creation_input_tokens: written, cache_read_input_tokens: read } = usage;
+  return {
+    input: typeof input === 'number' ? input + (written ?? 0) + (read ?? 0) : undefined,
+    output: usage.output_tokens,
+    cached: read,
+    cacheWrite: written,
+  };
+};
+
 const STOP_REASONS: Record<string, StopReason> = harden({
   end_turn: 'end_turn',
   stop_sequence: 'end_turn',
@@ -130,7 +165,7 @@ export const fromAnthropicMessage = (response: Message): ChatResult => {
   return makeChatResult({
     content: texts.join(''),
     toolCalls,
-    usage: makeUsage(response.usage?.input_tokens, response.usage?.output_tokens),
+    usage: makeUsage(anthropicCounts(response.usage ?? {})),
     stopReason: mapStopReason(STOP_REASONS, response.stop_reason),
   });
 };
@@ -140,14 +175,21 @@ harden(fromAnthropicMessage);
  * Assembles a streamed Anthropic message: text deltas in order (each handed
  * to onText), each tool_use block's input from its JSON pieces, the stop
  * reason from message_delta, and usage from message_start, updated by the
- * cumulative counts of message_delta. Complete once message_stop came.
+ * cumulative counts of message_delta (a count it leaves out or sends as
+ * null keeps its value). Complete once message_stop came.
  */
 export const makeAnthropicAssembler = (onText: TextSink): StreamAssembler<RawMessageStreamEvent> => {
   const answer = makeAnswerBuilder(onText, STOP_REASONS);
+  let usage: AnthropicUsage = {};
+  const count = (given: AnthropicUsage | null | undefined) => {
+    const known = Object.entries(given ?? {}).filter(([, value]) => typeof value === 'number');
+    usage = { ...usage, ...Object.fromEntries(known) };
+    answer.usage(anthropicCounts(usage));
+  };
   const take = (event: RawMessageStreamEvent) => {
     switch (event.type) {
       case 'message_start':
-        answer.usage(event.message.usage?.input_tokens, event.message.usage?.output_tokens);
+        count(event.message.usage);
         break;
       case 'content_block_start':
         if (event.content_block.type === 'tool_use') {
@@ -164,7 +206,7 @@ export const makeAnthropicAssembler = (onText: TextSink): StreamAssembler<RawMes
         break;
       case 'message_delta':
         answer.stop(event.delta.stop_reason);
-        answer.usage(event.usage?.input_tokens, event.usage?.output_tokens);
+        count(event.usage);
         break;
       case 'message_stop':
         answer.end();
@@ -178,6 +220,10 @@ export const makeAnthropicAssembler = (onText: TextSink): StreamAssembler<RawMes
 harden(makeAnthropicAssembler);
 
 const describeFailure = (error: unknown): Failure => describeSdkFailure(error, Anthropic);
+
+/** A gateway in front of Anthropic that does not take cache_control says so with a 400 naming it. */
+const refusesCacheControl = (failure: Failure) =>
+  failure.kind === 'status' && (failure.status === 400 || failure.status === 422) && failure.message.includes('cache_control');
 
 /** The adapter for a parsed configuration; `env` feeds only the redactor. */
 export const makeAnthropicProviderFromConfig = (
@@ -194,18 +240,24 @@ export const makeAnthropicProviderFromConfig = (
     });
   const streaming = makeClient(transport.streamFetch);
   const plain = makeClient(transport.fetch);
+  let marksCache = true;
+  const buildRequest = (messages: readonly ChatMessage[], tools: readonly ToolSchema[], cache: CacheHints | undefined) => {
+    const { system, messages: wire } = toAnthropicMessages(messages);
+    const offered = toAnthropicTools(tools);
+    if (cache !== undefined && marksCache) {
+      markCacheBreakpoints({ system, messages: wire, tools: offered }, stablePointOf(messages, cache.stableMessages));
+    }
+    return {
+      model: config.model,
+      max_tokens: config.maxTokens,
+      messages: wire,
+      ...(system.length === 0 ? {} : { system }),
+      ...(offered.length > 0 ? { tools: offered } : {}),
+    };
+  };
   return makeStreamedProvider<MessageCreateParamsNonStreaming, RawMessageStreamEvent>(
     {
-      buildRequest: (messages, tools) => {
-        const { system, messages: wire } = toAnthropicMessages(messages);
-        return {
-          model: config.model,
-          max_tokens: config.maxTokens,
-          messages: wire,
-          ...(system === '' ? {} : { system }),
-          ...(tools.length > 0 ? { tools: toAnthropicTools(tools) } : {}),
-        };
-      },
+      buildRequest,
       openStream: (request, signal) => streaming.messages.create({ ...request, stream: true }, { signal }),
       makeAssembler: makeAnthropicAssembler,
       sendPlain: (request, signal) => plain.messages.create(request, signal ? { signal } : undefined),
@@ -213,6 +265,11 @@ export const makeAnthropicProviderFromConfig = (
       fromPlain: answer => fromAnthropicMessage(answer as Message),
       chatPath: '/v1/messages',
       describeFailure,
+      refusedField: failure => {
+        if (!refusesCacheControl(failure)) return undefined;
+        marksCache = false;
+        return 'cache_control';
+      },
     },
     config,
     transport,

@@ -37,10 +37,26 @@ harden(makeToolCall);
 const isCount = (value: unknown): value is number =>
   typeof value === 'number' && Number.isFinite(value) && value >= 0;
 
-/** Usage, when the API reported both counts. */
-export const makeUsage = (inputTokens: unknown, outputTokens: unknown): Usage | undefined =>
-  isCount(inputTokens) && isCount(outputTokens)
-    ? harden({ inputTokens, outputTokens })
+/**
+ * Token counts as an API gave them, any of them missing: all input (cached
+ * included), output, and of the input, read from and written to the cache.
+ */
+export interface UsageCounts {
+  readonly input?: unknown;
+  readonly output?: unknown;
+  readonly cached?: unknown;
+  readonly cacheWrite?: unknown;
+}
+
+/** Usage, when the API reported both input and output; the cache counts when it reported them. */
+export const makeUsage = ({ input, output, cached, cacheWrite }: UsageCounts): Usage | undefined =>
+  isCount(input) && isCount(output)
+    ? harden({
+        inputTokens: input,
+        outputTokens: output,
+        ...(isCount(cached) ? { cachedInputTokens: cached } : {}),
+        ...(isCount(cacheWrite) ? { cacheWriteInputTokens: cacheWrite } : {}),
+      })
     : undefined;
 harden(makeUsage);
 

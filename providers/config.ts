@@ -33,6 +33,12 @@ export interface ProviderConfig {
   readonly stallMs: number;
   /** FAE_DEBUG=1: redacted request summaries go to the debug log. */
   readonly debug: boolean;
+  /**
+   * How long Ollama keeps the model loaded after a request (FAE_KEEP_ALIVE,
+   * sent as keep_alive): a duration text such as '30m', or seconds as a
+   * number (negative: for ever). Undefined leaves Ollama's own default.
+   */
+  readonly keepAlive: string | number | undefined;
 }
 
 export const DEFAULT_HOST = 'http://localhost:11434';
@@ -67,6 +73,24 @@ const readInteger = (
     throw Error(`${name} must be ${what}, not ${q(text)}`);
   }
   return value;
+};
+
+/** One or more numbers with a unit, as Go's time.ParseDuration reads them (which Ollama uses). */
+const GO_DURATION = /^-?(?:(?:\d+(?:\.\d*)?|\.\d+)(?:ns|us|µs|μs|ms|s|m|h))+$/;
+
+/**
+ * FAE_KEEP_ALIVE in Ollama's syntax: a duration ('30m', '1h30m', '-1m')
+ * or a number of seconds ('0' unloads the model at once, '-1' keeps it
+ * for ever), which is sent as a number, as Ollama reads a bare number.
+ */
+const readKeepAlive = (env: Env): string | number | undefined => {
+  const text = readText(env, 'FAE_KEEP_ALIVE');
+  if (text === undefined) return undefined;
+  if (/^-?\d+$/.test(text) && Number.isSafeInteger(Number(text))) return Number(text);
+  if (GO_DURATION.test(text)) return text;
+  throw Error(
+    `FAE_KEEP_ALIVE must be a duration such as "30m", "1h30m" or "90s", or a number of seconds (-1: for ever), not ${q(text)}`,
+  );
 };
 
 /** Where each adapter looks when LAL_HOST is unset (LAL_PROVIDER chose it). */
@@ -152,6 +176,7 @@ export const readProviderConfig = (env: Env): ProviderConfig => {
     timeoutMs: readInteger(env, 'LAL_TIMEOUT_MS', DEFAULT_TIMEOUT_MS, 1) as number,
     stallMs: readInteger(env, 'LAL_STALL_MS', DEFAULT_STALL_MS, 1) as number,
     debug: env.FAE_DEBUG === '1',
+    keepAlive: readKeepAlive(env),
   });
 };
 harden(readProviderConfig);

@@ -173,7 +173,8 @@ export const fromOllamaResponse = (
   return makeChatResult({
     content: response.message?.content,
     toolCalls,
-    usage: makeUsage(response.prompt_eval_count, response.eval_count),
+    // Ollama reports no cached tokens: its KV cache reuse is not counted apart.
+    usage: makeUsage({ input: response.prompt_eval_count, output: response.eval_count }),
     stopReason: stopReason !== undefined && toolCalls.length > 0 ? 'tool_use' : stopReason,
   });
 };
@@ -251,6 +252,8 @@ export const makeOllamaProviderFromConfig = (
         messages: toOllamaMessages(messages),
         options: { num_predict: config.maxTokens },
         ...(tools.length > 0 ? { tools: toOllamaTools(tools) } : {}),
+        // The model stays loaded, with its KV cache of the prompt, this long (FAE_KEEP_ALIVE).
+        ...(config.keepAlive === undefined ? {} : { keep_alive: config.keepAlive }),
       }),
       openStream: (request, signal) =>
         clientFor(transport.streamFetch, true, signal).chat({ ...request, stream: true }),

@@ -13,13 +13,13 @@ import type {
 } from 'openai/resources/chat/completions.js';
 import { readProviderConfig, type Env, type ProviderConfig } from './config.js';
 import { describeSdkFailure, type Failure } from './errors.js';
-import { makeChatResult, makeToolCall, makeUsage, mapStopReason } from './assistant-result.js';
+import { makeChatResult, makeToolCall, makeUsage, mapStopReason, type UsageCounts } from './assistant-result.js';
 import { makeAnswerBuilder, type TextSink } from './answer-builder.js';
 import type { Fetch } from './retrying-fetch.js';
 import { makeTransport, sdkClientOptions, type ProviderOptions } from './transport.js';
 import { isOpenAICompletion } from './answer-check.js';
 import { makeStreamedProvider, type StreamAssembler } from './streamed-chat.js';
-import type { ChatMessage, ChatResult, Provider, StopReason, ToolSchema } from './types.js';
+import type { CacheHints, ChatMessage, ChatResult, Provider, StopReason, ToolSchema } from './types.js';
 
 /**
  * Local servers need no key, but the SDK refuses to start without one (or
@@ -76,6 +76,13 @@ const STOP_REASONS: Record<string, StopReason> = harden({
   length: 'max_tokens',
 });
 
+/** OpenAI's usage: prompt_tokens counts every input token, the cached ones too. */
+const openAICounts = (usage: ChatCompletion['usage'] | null | undefined): UsageCounts => ({
+  input: usage?.prompt_tokens,
+  output: usage?.completion_tokens,
+  cached: usage?.prompt_tokens_details?.cached_tokens,
+});
+
 export const fromOpenAICompletion = (completion: ChatCompletion): ChatResult => {
   const choice = completion.choices?.[0];
   const message = choice?.message;
@@ -85,7 +92,7 @@ export const fromOpenAICompletion = (completion: ChatCompletion): ChatResult => 
   return makeChatResult({
     content: message?.content,
     toolCalls,
-    usage: makeUsage(completion.usage?.prompt_tokens, completion.usage?.completion_tokens),
+    usage: makeUsage(openAICounts(completion.usage)),
     stopReason: mapStopReason(STOP_REASONS, choice?.finish_reason),
   });
 };
@@ -101,7 +108,7 @@ harden(fromOpenAICompletion);
 export const makeOpenAIAssembler = (onText: TextSink): StreamAssembler<ChatCompletionChunk> => {
   const answer = makeAnswerBuilder(onText, STOP_REASONS);
   const take = (chunk: ChatCompletionChunk) => {
-    answer.usage(chunk.usage?.prompt_tokens, chunk.usage?.completion_tokens);
+    answer.usage(openAICounts(chunk.usage));
     const choice = chunk.choices?.[0];
     if (choice === undefined) return;
     answer.text(choice.delta?.content);
@@ -120,6 +127,49 @@ harden(makeOpenAIAssembler);
 
 const describeFailure = (error: unknown): Failure => describeSdkFailure(error, OpenAI);
 
+/**
+ * The request, with llama.cpp's cache_prompt, which is not OpenAI's: the
+ * SDK sends fields it does not know as they are (its README,
+ * "Undocumented request params").
+ */
+type OpenAIRequest = ChatCompletionCreateParamsNonStreaming & { cache_prompt?: boolean };
+
+/** The cache hints this wire may add, each left out once a server refuses it. */
+const CACHE_FIELDS = harden(['prompt_cache_key', 'cache_prompt'] as const);
+type CacheField = (typeof CACHE_FIELDS)[number];
+
+/**
+ * OpenAI's own API (and Azure's) refuse a field they do not know, and cache
+ * prompts without being asked: llama.cpp's cache_prompt is not sent there.
+ */
+const takesCachePrompt = (host: string) => {
+  const { hostname } = new URL(host);
+  return hostname !== 'api.openai.com' && !hostname.endsWith('.openai.azure.com');
+};
+
+/**
+ * A stable prompt_cache_key per conversation routes its requests to where
+ * their prefix is cached (OpenAI); cache_prompt asks llama.cpp's server to
+ * keep the prompt's KV cache for the next request (older servers do not
+ * by default). Servers that know neither ignore them; one that refuses a
+ * field (a 400 naming it) is asked without it from then on.
+ */
+const makeCacheFields = (host: string) => {
+  const sent = new Set<CacheField>(takesCachePrompt(host) ? CACHE_FIELDS : ['prompt_cache_key']);
+  return harden({
+    of: (cache: CacheHints | undefined) => ({
+      ...(cache !== undefined && sent.has('prompt_cache_key') ? { prompt_cache_key: cache.key } : {}),
+      ...(cache !== undefined && sent.has('cache_prompt') ? { cache_prompt: true } : {}),
+    }),
+    refused: (failure: Failure) => {
+      if (failure.kind !== 'status' || (failure.status !== 400 && failure.status !== 422)) return undefined;
+      const field = CACHE_FIELDS.find(name => failure.message.includes(name));
+      if (field !== undefined) sent.delete(field);
+      return field;
+    },
+  });
+};
+
 /** The adapter for a parsed configuration; `env` feeds only the redactor. */
 export const makeOpenAIProviderFromConfig = (
   config: ProviderConfig,
@@ -137,13 +187,15 @@ export const makeOpenAIProviderFromConfig = (
     });
   const streaming = makeClient(transport.streamFetch);
   const plain = makeClient(transport.fetch);
-  return makeStreamedProvider<ChatCompletionCreateParamsNonStreaming, ChatCompletionChunk>(
+  const cacheFields = makeCacheFields(config.host);
+  return makeStreamedProvider<OpenAIRequest, ChatCompletionChunk>(
     {
-      buildRequest: (messages, tools) => ({
+      buildRequest: (messages, tools, cache) => ({
         model: config.model,
         max_tokens: config.maxTokens,
         messages: toOpenAIMessages(messages),
         ...(tools.length > 0 ? { tools: toOpenAITools(tools) } : {}),
+        ...cacheFields.of(cache),
       }),
       openStream: (request, signal) =>
         streaming.chat.completions.create(
@@ -156,6 +208,7 @@ export const makeOpenAIProviderFromConfig = (
       fromPlain: answer => fromOpenAICompletion(answer as ChatCompletion),
       chatPath: '/chat/completions',
       describeFailure,
+      refusedField: cacheFields.refused,
     },
     config,
     transport,

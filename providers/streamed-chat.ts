@@ -11,7 +11,7 @@ import type { ProviderConfig } from './config.js';
 import { makeProviderError, type Failure } from './errors.js';
 import type { Transport } from './transport.js';
 import { truncateMessages } from './truncate.js';
-import type { ChatMessage, ChatOptions, ChatResult, Provider, ToolSchema } from './types.js';
+import type { CacheHints, ChatMessage, ChatOptions, ChatResult, Provider, ToolSchema } from './types.js';
 
 /** Builds one answer from its stream's events, in order. */
 export interface StreamAssembler<Event> {
@@ -23,8 +23,16 @@ export interface StreamAssembler<Event> {
 
 /** What an adapter supplies: its SDK calls and its wire format. */
 export interface ChatWire<Request, Event> {
-  /** The API's request for a window of the transcript (already cut to LAL_MAX_MESSAGES). */
-  readonly buildRequest: (messages: readonly ChatMessage[], tools: readonly ToolSchema[]) => Request;
+  /**
+   * The API's request for a window of the transcript (already cut to
+   * LAL_MAX_MESSAGES), asking for caching as the API wants when `cache`
+   * is given.
+   */
+  readonly buildRequest: (
+    messages: readonly ChatMessage[],
+    tools: readonly ToolSchema[],
+    cache: CacheHints | undefined,
+  ) => Request;
   /** Sends the request asking for a stream; its events, once the answer has begun. */
   readonly openStream: (request: Request, signal: AbortSignal) => Promise<AsyncIterable<Event>>;
   readonly makeAssembler: (onText: TextSink) => StreamAssembler<Event>;
@@ -37,6 +45,14 @@ export interface ChatWire<Request, Event> {
   /** The chat endpoint's path below LAL_HOST, for errors. */
   readonly chatPath: string;
   readonly describeFailure: (error: unknown) => Failure;
+  /**
+   * When `failure` is the server refusing a field this wire adds beyond
+   * what every server of its API takes (a cache hint), the field's name;
+   * the wire then leaves it out from now on, and the request is sent again
+   * without it, once (calls that were under way when the first refusal
+   * came are each told so too). Undefined for any other failure.
+   */
+  readonly refusedField?: (failure: Failure) => string | undefined;
 }
 
 const REFUSING_STATUSES: readonly number[] = harden([400, 404, 415, 501]);
@@ -135,7 +151,7 @@ const askPlainly = async <Request, Event>(
   context: Context<Request, Event>,
   request: Request,
   { signal, onText }: ChatOptions,
-): Promise<ChatResult> => {
+): Promise<StreamOutcome> => {
   const { wire, transport } = context;
   let answer: unknown;
   try {
@@ -143,11 +159,18 @@ const askPlainly = async <Request, Event>(
   } catch (error) {
     transport.debug(`error ${String(error)}`);
     signal?.throwIfAborted();
-    return fail(context, wire.describeFailure(error));
+    return { failure: wire.describeFailure(error) };
   }
   transport.debug(`response ${JSON.stringify(answer)}`);
-  return readPlain(context, answer, onText);
+  return { result: readPlain(context, answer, onText) };
 };
+
+/**
+ * The hints for the messages actually sent: when LAL_MAX_MESSAGES cut
+ * them, their stable point is not the caller's any more.
+ */
+const hintsFor = (sent: readonly ChatMessage[], given: readonly ChatMessage[], cache: CacheHints | undefined) =>
+  cache === undefined || sent === given ? cache : harden({ key: cache.key, stableMessages: 0 });
 
 /** The provider an adapter's wire makes: chat() streams, or asks plainly once the server proved it cannot stream. */
 export const makeStreamedProvider = <Request, Event>(
@@ -168,22 +191,46 @@ export const makeStreamedProvider = <Request, Event>(
     });
   };
 
-  const chat = async (messages: readonly ChatMessage[], tools: readonly ToolSchema[], options: ChatOptions = {}) => {
-    const request = wire.buildRequest(truncateMessages(messages, config.maxMessages), tools);
-    transport.debug(`request ${JSON.stringify(request)}`);
+  /** One request: streamed while the server streams, else plain. */
+  const attempt = async (request: Request, options: ChatOptions): Promise<StreamOutcome> => {
     if (streams) {
       const outcome = await tryStream(context, request, options);
-      if ('result' in outcome) return outcome.result;
+      if ('result' in outcome) return outcome;
       const { failure } = outcome;
       if (failure.kind === 'not-streamed') {
         // The plain answer is here already: no need to ask again.
         stopStreaming('it answered a streamed request with a plain answer');
-        return readPlain(context, failure.answer, options.onText);
+        return { result: readPlain(context, failure.answer, options.onText) };
       }
-      if (!refusesStreaming(failure)) return fail(context, failure);
+      if (!refusesStreaming(failure)) return outcome;
       stopStreaming(`it refused a streamed request with HTTP ${failure.status}: ${failure.message}`);
     }
     return askPlainly(context, request, options);
+  };
+
+  /** Fields a server refused, each logged once however many calls find out together. */
+  const refused = new Set<string>();
+  /** A server that refused a field the wire adds is asked again without it (and the wire leaves it out from now on). */
+  const leftOut = (failure: Failure) => {
+    const field = wire.refusedField?.(failure);
+    if (field !== undefined && !refused.has(field)) {
+      refused.add(field);
+      transport.log('llm-field-refused', { provider: config.kind, host: redactUrl(config.host), field });
+    }
+    return field !== undefined;
+  };
+
+  const chat = async (messages: readonly ChatMessage[], tools: readonly ToolSchema[], options: ChatOptions = {}) => {
+    const sent = truncateMessages(messages, config.maxMessages);
+    const cache = hintsFor(sent, messages, options.cache);
+    const build = () => {
+      const request = wire.buildRequest(sent, tools, cache);
+      transport.debug(`request ${JSON.stringify(request)}`);
+      return request;
+    };
+    let outcome = await attempt(build(), options);
+    if ('failure' in outcome && leftOut(outcome.failure)) outcome = await attempt(build(), options);
+    return 'result' in outcome ? outcome.result : fail(context, outcome.failure);
   };
 
   return harden({ kind: config.kind, model: config.model, chat });

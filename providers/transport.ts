@@ -21,9 +21,11 @@ export interface ProviderOptions {
   readonly debugLog?: (line: string) => void;
   /**
    * Told of events the operator should know about, one call each, with
-   * short fields that are already redacted; so far only
-   * 'llm-streaming-unsupported' (fields provider, host, reason), once per
-   * provider, when its server turns out unable to stream (default: none).
+   * short fields that are already redacted: 'llm-streaming-unsupported'
+   * (fields provider, host, reason), once per provider, when its server
+   * turns out unable to stream, and 'llm-field-refused' (provider, host,
+   * field), once per field, when it refuses a cache hint the provider
+   * then leaves out (default: none).
    */
   readonly log?: ProviderLog;
 }

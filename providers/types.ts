@@ -40,8 +40,21 @@ export interface ToolSchema {
 
 /** Token counts, when the API reports them. */
 export interface Usage {
+  /** Every input token of the request, those served from a prompt cache included. */
   readonly inputTokens: number;
   readonly outputTokens: number;
+  /**
+   * Of inputTokens, those read from the provider's prompt cache (billed at
+   * a discount), when the API says: Anthropic's cache_read_input_tokens,
+   * OpenAI's prompt_tokens_details.cached_tokens. Ollama reports none.
+   */
+  readonly cachedInputTokens?: number;
+  /**
+   * Of inputTokens, those written to the prompt cache by this request
+   * (Anthropic's cache_creation_input_tokens, billed at a premium), when
+   * the API says.
+   */
+  readonly cacheWriteInputTokens?: number;
 }
 
 /**
@@ -56,6 +69,32 @@ export interface ChatResult {
   readonly usage?: Usage;
   /** Present when the API said why it stopped. */
   readonly stopReason?: StopReason;
+}
+
+/**
+ * What a caller that sends a conversation tells the provider, so that its
+ * prompt cache serves the next request of that conversation: which
+ * conversation this is, and how much of this request the next one will
+ * repeat. Plain data; each adapter asks for caching as its API wants
+ * (Anthropic: cache_control breakpoints; OpenAI-compatible servers:
+ * prompt_cache_key and llama.cpp's cache_prompt). Without it, nothing is
+ * asked: a request that is not repeated should not pay for a cache write.
+ */
+export interface CacheHints {
+  /**
+   * Names the conversation: the same for all its requests, also after a
+   * restart, and different for every other. Opaque (a hash, which reveals
+   * no correspondent) and short, so it may be sent as it is.
+   */
+  readonly key: string;
+  /**
+   * How many of the request's leading messages the conversation's next
+   * request will start with, unchanged, unless a compaction or a change of
+   * tools or settings comes between: the newest stable point, where
+   * Anthropic's last breakpoint goes. 0 when nothing past the tools is
+   * known to stay.
+   */
+  readonly stableMessages: number;
 }
 
 /** What one chat() call may be given besides the request itself. */
@@ -78,6 +117,8 @@ export interface ChatOptions {
    * ends the call (its connection is closed) and chat() rejects with that.
    */
   readonly onText?: (delta: string) => void;
+  /** The request belongs to a conversation whose prefix repeats (CacheHints). */
+  readonly cache?: CacheHints;
 }
 
 export interface Provider {

@@ -225,7 +225,7 @@ test('token usage is summed per turn and in status(); a cut-off answer says so',
   t.is(status.inputTokens, 250);
   t.is(status.outputTokens, 30);
   t.is(status.handledMessages, 1);
-  t.true(logs.some(line => line.includes('turn-finished message=1 outcome=answered iterations=2 inputTokens=250 outputTokens=30')));
+  t.true(logs.some(line => line.includes('turn-finished message=1 outcome=answered iterations=2 requests=2 inputTokens=250 cachedInputTokens=0 outputTokens=30')));
   await daemon.stop();
 });
 

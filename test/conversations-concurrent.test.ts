@@ -104,8 +104,9 @@ test('the meter learns from each request against its own estimate, however reque
   const reply = (inputTokens: number): ChatResult =>
     harden({ message: { role: 'assistant', content: '' }, usage: { inputTokens, outputTokens: 1 } });
   // Both prepared before either is sent, as two conversations' turns may be.
-  const small = meter.estimated(harden([{ role: 'user', content: 'small' }]), 100);
-  const large = meter.estimated(harden([{ role: 'user', content: 'large' }]), 1_000);
+  const cache = { key: 'fae-test', stableMessages: 1 };
+  const small = meter.prepared(harden([{ role: 'user', content: 'small' }]), { estimate: 100, cache });
+  const large = meter.prepared(harden([{ role: 'user', content: 'large' }]), { estimate: 1_000, cache });
   const smallDone = metered.chat(small, harden([]));
   const largeDone = metered.chat(large, harden([]));
   answers.get(large)!.resolve(reply(2_000));

@@ -436,7 +436,9 @@ test('a conversation directory the daemon collected before its first store is ma
   // naming (seen on the real daemon): the first store into it then fails.
   const faults = makeFaults();
   let refusals = 0;
-  faults.refuse('storeValue', () => {
+  // Only the conversations' stores (fae stores its usage totals too).
+  faults.refuse('storeValue', ([, path]) => {
+    if (!Array.isArray(path) || path[0] !== 'conversations') return false;
     refusals += 1;
     return refusals === 1;
   });

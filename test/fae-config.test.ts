@@ -18,6 +18,7 @@ test('defaults', t => {
     heldConversations: 64,
     maxToolResultChars: 50_000,
     toolDiscovery: 'follow',
+    prices: undefined,
     contextTokens: 32000,
     maxMessages: undefined,
   });

@@ -1,5 +1,5 @@
 // The Anthropic provider through @anthropic-ai/sdk over loopback HTTP: what
-// it sends (system joined, tool_use and merged tool_result turns, no empty
+// it sends (each system message a system block, tool_use and merged tool_result turns, no empty
 // turns) and what it returns.
 import test from 'ava';
 import type { ChatMessage } from '../providers/index.js';
@@ -11,7 +11,7 @@ const greet = GREET_TOOL;
 const start = (t: { teardown(fn: () => Promise<void>): void }, extra = {}) =>
   startProviderServer(t, 'anthropic', { LAL_MODEL: 'claude-test', ...extra });
 
-test('a plain answer, with usage; every system message joined into system', async t => {
+test('a plain answer, with usage; every system message a block of system, in order', async t => {
   const { server, provider } = await start(t);
   server.reply({ text: 'Hello there', usage: { inputTokens: 20, outputTokens: 4 } });
   const result = await provider.chat(
@@ -35,7 +35,10 @@ test('a plain answer, with usage; every system message joined into system', asyn
     model: 'claude-test',
     max_tokens: 4096,
     stream: true,
-    system: 'You are fae.\n\nBe brief.',
+    system: [
+      { type: 'text', text: 'You are fae.' },
+      { type: 'text', text: 'Be brief.' },
+    ],
     messages: [{ role: 'user', content: [{ type: 'text', text: 'hi' }] }],
   });
 });
@@ -71,7 +74,7 @@ test('a tool call round trip: call, result, answer, with the exact request shape
     model: 'claude-test',
     max_tokens: 4096,
     stream: true,
-    system: 'sys',
+    system: [{ type: 'text', text: 'sys' }],
     tools: server.chatRequests[0].body.tools,
     messages: [
       { role: 'user', content: [{ type: 'text', text: 'greet Ada' }] },

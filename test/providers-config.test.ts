@@ -20,6 +20,7 @@ test('defaults: Ollama on localhost with qwen3 and the documented limits', t => 
       timeoutMs: 120000,
       stallMs: 30000,
       debug: false,
+      keepAlive: undefined,
     },
   );
   t.true(Object.isFrozen(config));
@@ -160,5 +161,21 @@ test('each loopback server url selects its own provider', async t => {
   for (const kind of ['openai', 'anthropic', 'ollama'] as const) {
     const url = await closedLoopbackUrl(kind);
     t.is(createProvider({ LAL_HOST: url, LAL_AUTH_TOKEN: 'k' }).kind, kind, url);
+  }
+});
+
+test('FAE_KEEP_ALIVE takes Ollama\'s durations, and seconds as a number', t => {
+  t.is(readProviderConfig({ FAE_KEEP_ALIVE: '30m' }).keepAlive, '30m');
+  t.is(readProviderConfig({ FAE_KEEP_ALIVE: ' 1h30m ' }).keepAlive, '1h30m');
+  t.is(readProviderConfig({ FAE_KEEP_ALIVE: '1.5h' }).keepAlive, '1.5h');
+  t.is(readProviderConfig({ FAE_KEEP_ALIVE: '-1m' }).keepAlive, '-1m');
+  t.is(readProviderConfig({ FAE_KEEP_ALIVE: '0' }).keepAlive, 0);
+  t.is(readProviderConfig({ FAE_KEEP_ALIVE: '-1' }).keepAlive, -1);
+  t.is(readProviderConfig({ FAE_KEEP_ALIVE: '3600' }).keepAlive, 3600);
+  t.is(readProviderConfig({ FAE_KEEP_ALIVE: '' }).keepAlive, undefined);
+  for (const wrong of ['30 minutes', 'forever', '5d', '1h 30m', 'm', '--1m']) {
+    t.throws(() => readProviderConfig({ FAE_KEEP_ALIVE: wrong }), {
+      message: `FAE_KEEP_ALIVE must be a duration such as "30m", "1h30m" or "90s", or a number of seconds (-1: for ever), not ${JSON.stringify(wrong)}`,
+    });
   }
 });

@@ -183,7 +183,7 @@ const EXPECTED_WINDOW: Readonly<Record<ProviderKind, (body: { messages: unknown;
   }),
   anthropic: body => ({
     expected: {
-      system: 'sys',
+      system: [{ type: 'text', text: 'sys' }],
       messages: [
         { role: 'user', content: [{ type: 'text', text: 'q2' }] },
         { role: 'assistant', content: [{ type: 'tool_use', id: 'c2', name: 'greet', input: { name: 'B' } }] },

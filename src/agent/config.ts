@@ -3,6 +3,7 @@
 import { stallMsOf } from '../../providers/config.js';
 import { q } from '@endo/errors';
 import { HELD_LIMIT } from '../conversations/held.js';
+import { readPrices, type Prices } from '../usage/prices.js';
 
 export interface FaeConfig {
   /** Model calls allowed for one incoming message (FAE_MAX_ITERATIONS). */
@@ -64,6 +65,12 @@ export interface FaeConfig {
    * (LAL_MAX_MESSAGES), or undefined for none. Also read by providers/.
    */
   readonly maxMessages: number | undefined;
+  /**
+   * Prices of the model fae runs on, per million tokens (FAE_PRICES), for
+   * the cost estimates of status() and the log; undefined for the built-in
+   * table's (src/usage/prices.ts), if it knows the model.
+   */
+  readonly prices: Prices | undefined;
 }
 
 export const DEFAULT_MAX_ITERATIONS = 30;
@@ -142,5 +149,6 @@ export const readFaeConfig = (env: Env): FaeConfig =>
     maxMessages: env.LAL_MAX_MESSAGES?.trim()
       ? readPositiveInteger(env, 'LAL_MAX_MESSAGES', 0)
       : undefined,
+    prices: readPrices(env.FAE_PRICES),
   });
 harden(readFaeConfig);

@@ -41,6 +41,8 @@ import { makeHostReports } from './host-reports.js';
 import type { StatusView } from './commands.js';
 import { watchOwnNames } from '../daemon/own-names.js';
 import { describeWith, makeSenderNames, type SenderNames } from './sender-names.js';
+import { makeUsageAccounts, type UsageAccounts } from './usage-accounts.js';
+import { USAGE_NAME } from '../usage/usage-store.js';
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -138,14 +140,15 @@ interface FaeParts {
   readonly senderNames: SenderNames;
   readonly daemonAdapter: Promise<DaemonAdapter>;
   readonly status: () => StatusView;
+  readonly usage: UsageAccounts;
 }
 
-/** The conversations, told of the tokens summaries cost and of own copies to dismiss. */
+/** The conversations, told of what summaries cost and of own copies to dismiss. */
 const conversationsOf = (
   powers: Ref<GuestPowers>,
-  { config, redact, logger, provider, tally, editable, dismiss }: Pick<
+  { config, redact, logger, provider, tally, editable, dismiss, usage }: Pick<
     FaeParts,
-    'config' | 'redact' | 'logger' | 'provider' | 'tally' | 'editable' | 'dismiss'
+    'config' | 'redact' | 'logger' | 'provider' | 'tally' | 'editable' | 'dismiss' | 'usage'
   >,
 ) =>
   makeConversations(powers, {
@@ -154,9 +157,10 @@ const conversationsOf = (
     systemPrompt: FAE_SYSTEM_PROMPT,
     redact,
     logger,
-    onUsage: (input, output) => {
-      tally.inputTokens += input;
-      tally.outputTokens += output;
+    onUsage: (spent, correspondent) => {
+      tally.inputTokens += spent?.inputTokens ?? 0;
+      tally.outputTokens += spent?.outputTokens ?? 0;
+      usage.summary(spent, correspondent);
     },
     // The copy of an answer still open to edits stays until it is not (editable-answers.ts).
     dismissOwnCopies: async numbers => {
@@ -234,8 +238,11 @@ const toolsOf = (
     offeredTools: () => registry.current(),
     logger,
     probeTimeoutMs: config.probeTimeoutMs,
-    // The built-ins work on a view of fae's powers without the store.
-    sealed: [{ name: CONVERSATIONS_DIRECTORY, holds: "fae's private memory of its conversations" }],
+    // The built-ins work on a view of fae's powers without the stores.
+    sealed: [
+      { name: CONVERSATIONS_DIRECTORY, holds: "fae's private memory of its conversations" },
+      { name: USAGE_NAME, holds: "fae's record of what its model calls cost" },
+    ],
     forgets: true,
   });
   // Follows tools/ (or lists it each step with FAE_TOOL_DISCOVERY=list).
@@ -274,8 +281,10 @@ export const startFae = (
   const states = makeTurnStates();
   const dismiss = makeDismiss(powers, logger);
   const editable = makeEditableAnswers({ perThread: config.editableTurns, keepMs: config.editableMs, dismiss });
+  // What model calls cost, per correspondent and model, kept across restarts (src/usage/).
+  const usage = makeUsageAccounts(powers, { provider, prices: config.prices, logger });
   // One private conversation per correspondent and thread (src/conversations/).
-  const conversations = conversationsOf(powers, { config, redact, logger, provider, tally, editable, dismiss });
+  const conversations = conversationsOf(powers, { config, redact, logger, provider, tally, editable, dismiss, usage });
   // fae's own top-level names, watched once for the registry (tools/ may
   // be replaced) and for the sender names kept between messages.
   const ownNames = watchOwnNames(powers, { logger });
@@ -284,6 +293,7 @@ export const startFae = (
     registry.stop();
     ownNames.stop();
     conversations.stop();
+    usage.stop();
   });
   const status = () =>
     harden({
@@ -295,10 +305,11 @@ export const startFae = (
       model: provider.model,
       lastError: tally.lastError,
       ...conversations.status(),
+      usage: usage.status(),
     });
   const parts: FaeParts = {
     ...{ config, logger, redact, provider, cancelled, correspondentOf, tally, states, dismiss, editable, status },
-    ...{ conversations, builtIns, registry, daemonAdapter },
+    ...{ conversations, builtIns, registry, daemonAdapter, usage },
     events: makeFaeEvents(),
     copies: makeOwnCopyWaits(),
     // Kept while fae's names stay as they are (sender-names.ts): no daemon
@@ -309,6 +320,8 @@ export const startFae = (
   const run = async () => {
     const daemon = await daemonAdapter;
     const firstStart = await prepare({ powers, logger, config, conversations, registry });
+    // Read back in the background: turns are counted meanwhile, and added to what was stored.
+    usage.start();
     if (daemon.selfId === undefined) {
       logger.warn('identify-self-failed', { error: 'the daemon gave no id for fae itself; its own copies cannot be told apart' });
     }

@@ -31,6 +31,8 @@ import type { TurnState, TurnStates } from './turn-states.js';
 import { subjectOf, turnFailedNotice, type Subject } from './closing-notices.js';
 import type { HostReports } from './host-reports.js';
 import { answerCommand, commandOf, type Command, type StatusView } from './commands.js';
+import type { UsageAccounts } from './usage-accounts.js';
+import { petNameIn } from './sender-names.js';
 
 /** What status() adds up over every turn. */
 export interface Tally {
@@ -76,10 +78,14 @@ export interface MessageTurnOptions {
   readonly reports: HostReports;
   /** fae's status(), for /status. */
   readonly status: () => StatusView;
+  /** What each turn cost, per correspondent and model. */
+  readonly usage: UsageAccounts;
 }
 
 /** What a turn works with besides its message and state. */
 interface TurnParts {
+  /** How the sender is named to the model (its pet name, when fae has one). */
+  readonly sender: string;
   readonly stop: ReturnType<typeof turnCancellation>;
   readonly tools: DiscoveredTools;
   readonly discover: () => Promise<DiscoveredTools>;
@@ -119,18 +125,28 @@ const turnToolsOf = (options: MessageTurnOptions, state: TurnState) => {
 };
 
 
-/** Counts the finished loop and logs it. */
-const tallied = ({ tally, logger }: MessageTurnOptions, outcome: Exclude<TurnOutcome, { kind: 'cancelled' }>, number: bigint) => {
+/** Counts the finished loop, for status() and its correspondent's usage, and logs it. */
+const tallied = (
+  { tally, logger, usage }: MessageTurnOptions,
+  outcome: Exclude<TurnOutcome, { kind: 'cancelled' }>,
+  state: TurnState,
+  sender: string,
+) => {
   // Counted before answering, so status() agrees with what was answered.
   tally.handledMessages += 1;
   tally.inputTokens += outcome.usage.inputTokens;
   tally.outputTokens += outcome.usage.outputTokens;
+  // Stored in the background: the answer waits for nothing.
+  const totals = usage.turn(state.correspondent, petNameIn(sender), outcome.usage);
   logger.event('turn-finished', {
-    message: number,
+    message: state.number,
     outcome: outcome.kind,
     iterations: outcome.iterations,
+    requests: outcome.usage.requests,
     inputTokens: outcome.usage.inputTokens,
+    cachedInputTokens: outcome.usage.cachedInputTokens,
     outputTokens: outcome.usage.outputTokens,
+    ...(totals.unpricedRequests === 0 && totals.requests > 0 ? { costUsd: Math.round(totals.costUsd * 1e6) / 1e6 } : {}),
   });
 };
 
@@ -179,7 +195,7 @@ export const makeMessageTurns = (options: MessageTurnOptions) => {
     message: InboxMessage,
     state: TurnState,
     turn: OpenTurn,
-    { stop, tools, discover, progress }: TurnParts,
+    { sender, stop, tools, discover, progress }: TurnParts,
     subject: Subject,
   ): Promise<Closing | TurnEnd> => {
     const outcome = await runTurn(turn.messages, tools, {
@@ -199,7 +215,7 @@ export const makeMessageTurns = (options: MessageTurnOptions) => {
       onText: progress.text,
     });
     if (outcome.kind !== 'cancelled') {
-      tallied(options, outcome, message.number);
+      tallied(options, outcome, state, sender);
       return closingOf(outcome, state, subject);
     }
     // Not handled: after a restart the message is replayed, so it is
@@ -246,7 +262,7 @@ export const makeMessageTurns = (options: MessageTurnOptions) => {
       if (command === undefined) {
         turn = await openTurn(message, state, sender, earlier);
         if (turn === undefined) return await alreadyHandled(number, progress);
-        const worked = await work(message, state, turn, { stop, tools, discover, progress }, subject);
+        const worked = await work(message, state, turn, { sender, stop, tools, discover, progress }, subject);
         if (typeof worked === 'string') return worked;
         closing = worked;
       } else {

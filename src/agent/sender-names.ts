@@ -81,13 +81,22 @@ export const makeSenderNames = (read: SenderNames, ownNames: OwnNamesWatch): Sen
 };
 harden(makeSenderNames);
 
+/** What a sender is called when fae has no name for it, or could not read its names. */
+const UNNAMED_SENDER = 'an unnamed sender';
+const UNKNOWN_SENDER = 'an unknown sender';
+
 /** How the model is told who wrote: the sender's first pet name, or what fae knows of them. */
 export const describeWith = (senderNames: SenderNames) => async (from: string) => {
   try {
     const names = await senderNames(from);
-    return names[0] ?? 'an unnamed sender';
+    return names[0] ?? UNNAMED_SENDER;
   } catch {
-    return 'an unknown sender';
+    return UNKNOWN_SENDER;
   }
 };
 harden(describeWith);
+
+/** The pet name in a description describeWith gave, if it is one (a pet name has no spaces). */
+export const petNameIn = (description: string): string | undefined =>
+  description === UNNAMED_SENDER || description === UNKNOWN_SENDER ? undefined : description;
+harden(petNameIn);

@@ -1,7 +1,7 @@
 // One turn of the ReAct loop: ask the model, run the tool calls it makes,
 // feed the results back, and repeat until it answers without calling a
 // tool, the iteration cap is reached, or the agent is cancelled.
-import type { ChatMessage, ChatOptions, Provider, ToolCall, ToolSchema } from '../../providers/types.js';
+import type { ChatMessage, ChatOptions, Provider, ToolCall, ToolSchema, Usage } from '../../providers/types.js';
 import type { DiscoveredTools } from '../toolbox/tools.js';
 import { executeTool } from '../toolbox/tools.js';
 import { extractToolCallsFromContent, stripThinkBlocks } from '../toolbox/extract-tool-calls.js';
@@ -49,11 +49,26 @@ export interface TurnDependencies {
   ) => Promise<readonly ChatMessage[]>;
 }
 
-/** Tokens spent in a turn, as far as the provider reported them. */
+/** What a turn's model calls spent, as far as the provider reported it. */
 export interface TurnUsage {
+  /** Model calls that answered. */
+  requests: number;
+  /** Every input token, cached ones included. */
   inputTokens: number;
+  /** Of inputTokens, read from the provider's prompt cache. */
+  cachedInputTokens: number;
+  /** Of inputTokens, written to the prompt cache. */
+  cacheWriteInputTokens: number;
   outputTokens: number;
 }
+
+const addResponseUsage = (usage: TurnUsage, reported: Usage | undefined) => {
+  usage.requests += 1;
+  usage.inputTokens += reported?.inputTokens ?? 0;
+  usage.cachedInputTokens += reported?.cachedInputTokens ?? 0;
+  usage.cacheWriteInputTokens += reported?.cacheWriteInputTokens ?? 0;
+  usage.outputTokens += reported?.outputTokens ?? 0;
+};
 
 export type TurnOutcome = { readonly iterations: number; readonly usage: TurnUsage } & (
   | {
@@ -204,7 +219,7 @@ export const runTurn = async (
   const { provider, limits, cancelled, makeCallId, logger } = deps;
   const stop: Promise<typeof CANCELLED> = cancelled.promise.then(() => CANCELLED);
   const usedIds = new Set<string>();
-  const usage: TurnUsage = { inputTokens: 0, outputTokens: 0 };
+  const usage: TurnUsage = { requests: 0, inputTokens: 0, cachedInputTokens: 0, cacheWriteInputTokens: 0, outputTokens: 0 };
   let tools = initialTools;
   for (let iteration = 1; iteration <= limits.maxIterations; iteration += 1) {
     // Already cancelled (say, while tools ran): ask the model nothing more.
@@ -226,8 +241,7 @@ export const runTurn = async (
     if (response === CANCELLED) {
       return { kind: 'cancelled', iterations: iteration, usage };
     }
-    usage.inputTokens += response.usage?.inputTokens ?? 0;
-    usage.outputTokens += response.usage?.outputTokens ?? 0;
+    addResponseUsage(usage, response.usage);
     const { content, calls } = normalizeAssistant(response.message, makeCallId, usedIds);
     if (calls.length === 0) {
       transcript.push(harden({ role: 'assistant', content }));

@@ -105,8 +105,8 @@ export interface CompactionOptions {
   readonly systemMessage: ChatMessage;
   readonly redact: Redact;
   readonly logger: Logger;
-  /** Told of the tokens a summary cost. */
-  readonly onUsage?: (inputTokens: number, outputTokens: number) => void;
+  /** Told of what each summary cost (as far as the provider said), and whose conversation it was made for. */
+  readonly onUsage?: (usage: Usage | undefined, correspondent: string) => void;
   /** Runs `change` on `conversation` between its writes, then stores it (store-sync.ts). */
   readonly amend: (conversation: Conversation, change: () => Promise<void>) => Promise<void>;
 }
@@ -167,7 +167,7 @@ export const makeCompaction = ({ provider, limits, systemMessage, redact, logger
     }
     const inputTokens = summary.usage?.inputTokens ?? 0;
     const outputTokens = summary.usage?.outputTokens ?? 0;
-    onUsage?.(inputTokens, outputTokens);
+    onUsage?.(summary.usage, conversation.correspondent);
     logger.event('conversation-compacted', { conversation: conversation.key, turns: batch, inputTokens, outputTokens });
     conversation.summary = redact(summary.text);
     conversation.earlier = harden([...conversation.earlier, ...folded.flatMap(idsOf)].slice(-EARLIER_IDS));

@@ -51,6 +51,12 @@ export interface Conversation extends SyncedConversation {
    * conversation rather than once per request; undefined after one.
    */
   opening: Opening | undefined;
+  /**
+   * Where the last window of its requests opened, when a window had to be
+   * cut (window.ts): the next opens there too while that fits, so that
+   * its requests repeat one another.
+   */
+  windowStart: ChatMessage | undefined;
 }
 
 export const freshConversation = (key: string, correspondent: string, thread: string): Conversation => ({
@@ -62,6 +68,7 @@ export const freshConversation = (key: string, correspondent: string, thread: st
   earlier: [],
   nextSeq: 1,
   opening: undefined,
+  windowStart: undefined,
   ...SYNCED_FROM_START,
 });
 harden(freshConversation);

@@ -17,7 +17,7 @@
 // fae.ts opens a turn per message; turn.ts asks the turn for each request.
 // Turns of different conversations may be open at the same time; those of
 // one conversation never overlap.
-import type { ChatMessage, Provider } from '../../providers/types.js';
+import type { ChatMessage, Provider, Usage } from '../../providers/types.js';
 import type { GuestPowers, Ref } from '../daemon/endo-types.js';
 import type { Logger } from '../logging/log.js';
 import type { Redact } from '../logging/redact.js';
@@ -53,8 +53,8 @@ export interface ConversationsOptions {
   readonly systemPrompt: string;
   readonly redact: Redact;
   readonly logger: Logger;
-  /** Told of the tokens a summary cost. */
-  readonly onUsage?: (inputTokens: number, outputTokens: number) => void;
+  /** Told of what each summary cost (as far as the provider said), and whose conversation it was made for. */
+  readonly onUsage?: (usage: Usage | undefined, correspondent: string) => void;
   /**
    * Dismisses fae's own copies (by number) once nothing needs them any
    * more: what they teach is stored, or their conversation is forgotten.

@@ -54,6 +54,22 @@ const idOf = (message: MessageRecord) =>
 
 export const makeTurnOpening = ({ memory, lines, threads, links, requests, redact }: TurnOpeningOptions) => {
   const { held, sync } = memory;
+  /**
+   * Each message of a turn as it will be stored (redacted), made once. The
+   * turn's requests send these very copies, so the next turn's requests,
+   * which send the stored turn, repeat them byte for byte (a provider's
+   * prompt cache needs that), and no secret a tool returned goes back to
+   * the model.
+   */
+  const storedCopies = new WeakMap<ChatMessage, ChatMessage>();
+  const asStored = (message: ChatMessage) => {
+    let copy = storedCopies.get(message);
+    if (copy === undefined) {
+      copy = redactMessage(message, redact);
+      storedCopies.set(message, copy);
+    }
+    return copy;
+  };
 
   /**
    * Records a finished turn in `conversation` at once, and stores it (with
@@ -67,7 +83,7 @@ export const makeTurnOpening = ({ memory, lines, threads, links, requests, redac
     note: string | undefined,
   ) => {
     const all = note === undefined ? messages : [...messages, { role: 'assistant' as const, content: note }];
-    const kept = harden(all.map(m => redactMessage(m, redact)));
+    const kept = harden(all.map(asStored));
     const seq = conversation.nextSeq;
     conversation.nextSeq += 1;
     const copies = links.of(conversation.key);
@@ -118,7 +134,8 @@ export const makeTurnOpening = ({ memory, lines, threads, links, requests, redac
     const messages: ChatMessage[] = [harden({ role: 'user', content: redact(text) })];
     const turn: OpenTurn = {
       messages,
-      prepareRequest: (current, schemas, options) => requests.prepare(conversation, current, schemas, options),
+      prepareRequest: (current, schemas, options) =>
+        requests.prepare(conversation, current.map(asStored), schemas, options),
       finish: async (note?: string) => {
         // In the conversation at once, so the next turn in line sees it.
         const recorded = place.forgotten() ? undefined : record(conversation, messageId, messages, note);

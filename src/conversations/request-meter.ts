@@ -1,34 +1,50 @@
-// The token meter (tokens.ts) learns from every model request how the
-// provider's reported input size compares with the estimate made for that
-// same request. Turns of several conversations run at once, so the
-// estimate travels with the request itself (keyed by the frozen list the
-// request preparation returned), never in a variable that another
-// conversation's request could have set meanwhile.
-import type { ChatMessage, ChatOptions, Provider, ToolSchema } from '../../providers/types.js';
+// What the conversations know of each request they prepare travels with
+// the request itself (keyed by the frozen list the request preparation
+// returned), never in a variable that another conversation's request
+// could have set meanwhile, since turns of several conversations run at
+// once:
+//   - its token estimate: the token meter (tokens.ts) learns from every
+//     model request how the provider's reported input size compares with
+//     the estimate made for that same request;
+//   - its cache hints (providers/types.ts, CacheHints): which conversation
+//     it is and how much of it the next request will repeat, handed to
+//     the provider with the request.
+import type { CacheHints, ChatMessage, ChatOptions, Provider, ToolSchema } from '../../providers/types.js';
 import { makeTokenMeter } from './tokens.js';
+
+/** What is known of a prepared request. */
+export interface Prepared {
+  /** Its plain token estimate. */
+  readonly estimate: number;
+  readonly cache: CacheHints;
+}
 
 export const makeRequestMeter = () => {
   const meter = makeTokenMeter();
-  /** The estimate each prepared request was measured at, while it is alive. */
-  const estimates = new WeakMap<readonly ChatMessage[], number>();
+  /** What is known of each prepared request, while it is alive. */
+  const known = new WeakMap<readonly ChatMessage[], Prepared>();
   return harden({
     /** The corrected count for a plain estimate. */
     scale: meter.scale,
-    /** Notes that `request` (frozen, sent as it is) was estimated at `estimate` tokens; returns it. */
-    estimated: (request: readonly ChatMessage[], estimate: number) => {
-      estimates.set(request, estimate);
+    /** Notes what is known of `request` (frozen, sent as it is); returns it. */
+    prepared: (request: readonly ChatMessage[], prepared: Prepared) => {
+      known.set(request, harden(prepared));
       return request;
     },
-    /** `inner`, learning from each request what it reports against that request's estimate. */
+    /**
+     * `inner`, given each prepared request's cache hints, and learning from
+     * what it reports against that request's estimate.
+     */
     metered: (inner: Provider): Provider =>
       harden({
         kind: inner.kind,
         model: inner.model,
-        chat: async (messages: readonly ChatMessage[], schemas: readonly ToolSchema[], options?: ChatOptions) => {
-          const estimate = estimates.get(messages);
-          const result = await inner.chat(messages, schemas, options);
+        chat: async (messages: readonly ChatMessage[], schemas: readonly ToolSchema[], options: ChatOptions = {}) => {
+          const prepared = known.get(messages);
+          // Not hardened: the options may hold a signal, which must stay abortable.
+          const result = await inner.chat(messages, schemas, prepared ? { ...options, cache: prepared.cache } : options);
           // A request not prepared here was not estimated: it teaches nothing.
-          if (estimate !== undefined) meter.observe(estimate, result.usage?.inputTokens);
+          if (prepared !== undefined) meter.observe(prepared.estimate, result.usage?.inputTokens);
           return result;
         },
       }),

@@ -3,9 +3,16 @@
 // per change of the conversation rather than once per request, then the
 // turn so far. When that would pass the budget, old turns are folded into
 // the summary first (compaction.ts); when it still does, it is cut to a
-// window (window.ts). Each request goes out with its estimate attached
-// (request-meter.ts).
-import type { ChatMessage, ChatOptions, ToolSchema } from '../../providers/types.js';
+// window (window.ts). Each request goes out with its estimate and its
+// cache hints attached (request-meter.ts).
+//
+// Each request of a conversation starts with exactly what the one before
+// it sent, so that a provider's prompt cache serves it: nothing in it
+// changes from one request to the next (the opening is the stored turns,
+// the turn so far is sent as it will be stored, the window stays put), but
+// for a compaction or a change of the tools.
+import { createHash } from 'node:crypto';
+import type { CacheHints, ChatMessage, ChatOptions, ToolSchema } from '../../providers/types.js';
 import type { Conversation, Opening } from './conversation-state.js';
 import type { RequestMeter } from './request-meter.js';
 import { estimateMessages, estimateRequest, estimateSchemas } from './tokens.js';
@@ -37,6 +44,24 @@ export interface RequestsOptions {
  * Array.prototype are frozen (lockdown), so nothing in it can change.
  */
 const frozenList = (messages: ChatMessage[]): readonly ChatMessage[] => Object.freeze(messages);
+
+/**
+ * A conversation's name for a provider's prompt cache (CacheHints.key):
+ * a hash of its key, itself made of hashes, so no correspondent's id
+ * leaves fae; the same after a restart.
+ */
+export const cacheKeyOf = (conversationKey: string) =>
+  `fae-${createHash('sha256').update(`fae prompt cache\n${conversationKey}`).digest('hex').slice(0, 32)}`;
+harden(cacheKeyOf);
+
+/** How many leading messages of a window stay in the next request: all, unless it is cut inside the turn. */
+const stableIn = (window: ReturnType<typeof windowRequest>) => {
+  if (window.start !== undefined) return window.messages.length;
+  let head = 0;
+  while (window.messages[head]?.role === 'system') head += 1;
+  // Cut inside the turn: the system part and the turn's question stay; the latest calls move on.
+  return window.messages[head]?.role === 'user' ? head + 1 : head;
+};
 
 export const makeRequests = ({ limits, systemMessage, compact, meter }: RequestsOptions) => {
   /** The system messages every request of `conversation` opens with. */
@@ -71,10 +96,22 @@ export const makeRequests = ({ limits, systemMessage, compact, meter }: Requests
     };
   };
 
+  /** Each conversation's cache key, made once. */
+  const cacheKeys = new WeakMap<Conversation, string>();
+  const hints = (conversation: Conversation, stableMessages: number): CacheHints => {
+    let key = cacheKeys.get(conversation);
+    if (key === undefined) {
+      key = cacheKeyOf(conversation.key);
+      cacheKeys.set(conversation, key);
+    }
+    return harden({ key, stableMessages });
+  };
+
   /**
    * The request for the next model call of the turn `current` in
-   * `conversation` (compacting first if needed); `options` reach the
-   * summary request (its signal aborts it).
+   * `conversation` (compacting first if needed); the signal of `options`
+   * aborts the summary request (which is no part of the turn's answer, so
+   * its text is not shown, and no part of the conversation's prefix).
    */
   const prepare = async (
     conversation: Conversation,
@@ -87,7 +124,7 @@ export const makeRequests = ({ limits, systemMessage, compact, meter }: Requests
       conversation.turns.length > 0 &&
       (meter.scale(whole.tokens) > limits.contextTokens || whole.count > limits.maxTranscript)
     ) {
-      await compact(conversation, current, schemas, options);
+      await compact(conversation, current, schemas, options.signal === undefined ? {} : { signal: options.signal });
       whole = measure(conversation, current, schemas);
     }
     const all = frozenList([...whole.opening.messages, ...current]);
@@ -96,10 +133,15 @@ export const makeRequests = ({ limits, systemMessage, compact, meter }: Requests
       (limits.maxMessages === undefined || whole.count <= limits.maxMessages) &&
       meter.scale(whole.tokens) <= limits.contextTokens
     ) {
-      return meter.estimated(all, whole.tokens);
+      conversation.windowStart = undefined;
+      return meter.prepared(all, { estimate: whole.tokens, cache: hints(conversation, all.length) });
     }
-    const request = windowRequest(all, schemas, limits, meter);
-    return meter.estimated(request, estimateRequest(request, schemas));
+    const window = windowRequest(all, schemas, limits, meter, conversation.windowStart);
+    conversation.windowStart = window.start;
+    return meter.prepared(window.messages, {
+      estimate: estimateRequest(window.messages, schemas),
+      cache: hints(conversation, stableIn(window)),
+    });
   };
 
   return harden({ headOf, prepare });

@@ -1,12 +1,20 @@
-// What one request carries: the system prompt and the summary, then the
-// longest recent part of the conversation that fits both ceilings, the
-// context budget (FAE_CONTEXT_TOKENS, counting the tool schemas too) and
+// What one request carries: the system prompt and the summary, then a
+// recent part of the conversation that fits both ceilings, the context
+// budget (FAE_CONTEXT_TOKENS, counting the tool schemas too) and
 // LAL_MAX_MESSAGES (an exact ceiling on non-system messages). The window
 // opens at a user message; when the current turn alone is too long, it
 // keeps the turn's user message and its most recent whole call/result
 // groups (providers/truncate.ts).
+//
+// The window stays put. Cut afresh from the front on every request, it
+// would open one message later each time, so no request would start like
+// the one before it and a provider's prompt cache would never be read.
+// Instead it opens where the last window did while that still fits, and
+// when it no longer does, it moves on to a user message late enough that
+// the window takes half of what it may: the requests after that repeat one
+// another again until it fills up.
 import type { ChatMessage, ToolSchema } from '../../providers/types.js';
-import { windowMessages } from '../../providers/truncate.js';
+import { windowMessages, type WindowFits } from '../../providers/truncate.js';
 import { estimateMessages, estimateSchemas, type TokenMeter } from './tokens.js';
 
 export interface WindowLimits {
@@ -14,19 +22,57 @@ export interface WindowLimits {
   readonly maxMessages: number | undefined;
 }
 
+export interface Window {
+  readonly messages: readonly ChatMessage[];
+  /**
+   * The message it opens with after the system messages, when it holds
+   * every message after that one (the next window may open there again);
+   * undefined when it is cut inside the current turn.
+   */
+  readonly start: ChatMessage | undefined;
+}
+
+/**
+ * Whether the non-system messages of a request fit the ceilings, or
+ * `share` of what the ceilings leave beside the request's fixed part.
+ */
+const fitting =
+  (fixed: number, { contextTokens, maxMessages }: WindowLimits, meter: Pick<TokenMeter, 'scale'>, share: number): WindowFits =>
+  rest => {
+    const fixedTokens = meter.scale(fixed);
+    return (
+      (maxMessages === undefined || rest.length <= Math.max(1, Math.floor(maxMessages * share))) &&
+      meter.scale(fixed + estimateMessages(rest)) <= fixedTokens + (contextTokens - fixedTokens) * share
+    );
+  };
+
+/** The window's first non-system message, when the window holds everything after it in `messages`. */
+const wholeFrom = (messages: readonly ChatMessage[], window: readonly ChatMessage[], head: number) => {
+  const first = window[head];
+  return first !== undefined && window.length - head === messages.length - messages.indexOf(first) ? first : undefined;
+};
+
+/** The window of `messages`, opening at `start` (the last window's) while that fits. */
 export const windowRequest = (
   messages: readonly ChatMessage[],
   schemas: readonly ToolSchema[],
-  { contextTokens, maxMessages }: WindowLimits,
+  limits: WindowLimits,
   meter: Pick<TokenMeter, 'scale'>,
-): readonly ChatMessage[] => {
-  const system = messages.filter(m => m.role === 'system');
-  const fixed = estimateMessages(system) + estimateSchemas(schemas);
-  return windowMessages(
-    messages,
-    rest =>
-      (maxMessages === undefined || rest.length <= maxMessages) &&
-      meter.scale(fixed + estimateMessages(rest)) <= contextTokens,
-  );
+  start?: ChatMessage,
+): Window => {
+  let head = 0;
+  while (head < messages.length && messages[head].role === 'system') head += 1;
+  const fixed = estimateMessages(messages.slice(0, head)) + estimateSchemas(schemas);
+  const fits = fitting(fixed, limits, meter, 1);
+  const at = start === undefined ? -1 : messages.indexOf(start, head);
+  if (at >= head && fits(messages.slice(at))) {
+    return harden({ messages: [...messages.slice(0, head), ...messages.slice(at)], start });
+  }
+  const roomy = windowMessages(messages, fitting(fixed, limits, meter, 1 / 2));
+  const roomyStart = wholeFrom(messages, roomy, head);
+  if (roomyStart !== undefined) return harden({ messages: roomy, start: roomyStart });
+  // The current turn alone takes more than half of what a request may.
+  const tight = windowMessages(messages, fits);
+  return harden({ messages: tight, start: wholeFrom(messages, tight, head) });
 };
 harden(windowRequest);

@@ -82,6 +82,8 @@ export const FAE_ENV_NAMES: readonly string[] = harden([
   'FAE_TOOL_DISCOVERY',
   'FAE_MAX_TOOL_RESULT_CHARS',
   'FAE_DEBUG',
+  'FAE_KEEP_ALIVE',
+  'FAE_PRICES',
 ]);
 
 /** The parts of the EndoHost the scripts call. */

@@ -19,8 +19,13 @@ export interface ScriptedToolCall {
 export interface ScriptedReply {
   readonly text?: string;
   readonly toolCalls?: readonly ScriptedToolCall[];
-  /** Token counts to report; defaults to 10 in, 5 out; null reports none. */
-  readonly usage?: { readonly inputTokens: number; readonly outputTokens: number } | null;
+  /**
+   * Token counts to report; defaults to 10 in, 5 out; null reports none.
+   * inputTokens is every input token; of them, cachedInputTokens were read
+   * from the prompt cache and cacheWriteInputTokens written to it, each
+   * reported (where the API reports it) only when given.
+   */
+  readonly usage?: ScriptedUsage | null;
   /** 'max_tokens' scripts a reply cut off by the length limit. */
   readonly stopReason?: 'end_turn' | 'tool_use' | 'max_tokens';
   /**
@@ -32,6 +37,45 @@ export interface ScriptedReply {
   /** Streamed replies only: the event halfway is cut short, so it is not JSON. */
   readonly garbled?: boolean;
 }
+
+export interface ScriptedUsage {
+  readonly inputTokens: number;
+  readonly outputTokens: number;
+  readonly cachedInputTokens?: number;
+  readonly cacheWriteInputTokens?: number;
+}
+
+/**
+ * Anthropic's usage as the API sends it: input_tokens counts only what
+ * came after the last cache breakpoint; the cache counts, and what the
+ * cache write was made of, beside it.
+ */
+const anthropicUsage = (usage: ScriptedUsage, outputTokens: number) => {
+  const read = usage.cachedInputTokens;
+  const written = usage.cacheWriteInputTokens;
+  if (read === undefined && written === undefined) return { input_tokens: usage.inputTokens, output_tokens: outputTokens };
+  return {
+    input_tokens: usage.inputTokens - (read ?? 0) - (written ?? 0),
+    cache_creation_input_tokens: written ?? 0,
+    cache_read_input_tokens: read ?? 0,
+    cache_creation: { ephemeral_5m_input_tokens: written ?? 0, ephemeral_1h_input_tokens: 0 },
+    output_tokens: outputTokens,
+    service_tier: 'standard',
+  };
+};
+
+/** OpenAI's usage as the API sends it: prompt_tokens counts the cached ones too. */
+const openAIUsage = (usage: ScriptedUsage) => ({
+  prompt_tokens: usage.inputTokens,
+  completion_tokens: usage.outputTokens,
+  total_tokens: usage.inputTokens + usage.outputTokens,
+  ...(usage.cachedInputTokens === undefined
+    ? {}
+    : {
+        prompt_tokens_details: { cached_tokens: usage.cachedInputTokens, audio_tokens: 0 },
+        completion_tokens_details: { reasoning_tokens: 0, audio_tokens: 0, accepted_prediction_tokens: 0, rejected_prediction_tokens: 0 },
+      }),
+});
 
 export interface ScriptedFailure {
   readonly status: number;
@@ -205,15 +249,7 @@ export const replyBody = (kind: LlmKind, reply: ScriptedReply, model: string, co
             logprobs: null,
           },
         ],
-        ...(usage
-          ? {
-              usage: {
-                prompt_tokens: usage.inputTokens,
-                completion_tokens: usage.outputTokens,
-                total_tokens: usage.inputTokens + usage.outputTokens,
-              },
-            }
-          : {}),
+        ...(usage ? { usage: openAIUsage(usage) } : {}),
       };
     case 'anthropic':
       return {
@@ -232,7 +268,7 @@ export const replyBody = (kind: LlmKind, reply: ScriptedReply, model: string, co
         ],
         stop_reason: stop,
         stop_sequence: null,
-        ...(usage ? { usage: { input_tokens: usage.inputTokens, output_tokens: usage.outputTokens } } : {}),
+        ...(usage ? { usage: anthropicUsage(usage, usage.outputTokens) } : {}),
       };
     default:
       return {
@@ -313,7 +349,7 @@ const anthropicEvents = (reply: ScriptedReply, model: string, n: number, counter
     named('message_start', {
       message: {
         id: `msg_${n}`, type: 'message', role: 'assistant', model, content: [], stop_reason: null, stop_sequence: null,
-        ...(usage ? { usage: { input_tokens: usage.inputTokens, output_tokens: 1 } } : {}),
+        ...(usage ? { usage: anthropicUsage(usage, 1) } : {}),
       },
     }),
   ];
@@ -332,10 +368,13 @@ const anthropicEvents = (reply: ScriptedReply, model: string, n: number, counter
     }
     events.push(named('content_block_stop', { index }));
   }
+  // With cache counts, message_delta repeats every count, cumulative, as the API does now; without, only output_tokens, as it used to.
+  const cached = usage && (usage.cachedInputTokens !== undefined || usage.cacheWriteInputTokens !== undefined);
+  const { cache_creation: _, service_tier: __, ...deltaUsage } = usage ? anthropicUsage(usage, usage.outputTokens) : {};
   events.push(
     named('message_delta', {
       delta: { stop_reason: stop, stop_sequence: null },
-      ...(usage ? { usage: { output_tokens: usage.outputTokens } } : {}),
+      ...(usage ? { usage: cached ? deltaUsage : { output_tokens: usage.outputTokens } } : {}),
     }),
     named('message_stop', {}),
   );
@@ -373,7 +412,7 @@ const openAIEvents = (
     events.push(
       json({
         id: `chatcmpl-${n}`, object: 'chat.completion.chunk', created: 1_700_000_000 + n, model, choices: [],
-        usage: { prompt_tokens: usage.inputTokens, completion_tokens: usage.outputTokens, total_tokens: usage.inputTokens + usage.outputTokens },
+        usage: openAIUsage(usage),
       }),
     );
   }
@@ -518,6 +557,21 @@ const checkAnthropic = (body: Json, headers: Readonly<Record<string, string>>): 
       if (typeof tool.name !== 'string' || !isObject(tool.input_schema)) return `tools[${i}]: needs name and input_schema`;
     }
   }
+  return checkCacheControl(body);
+};
+
+/** Anthropic's rules for cache breakpoints: at most four, each of type ephemeral. */
+const checkCacheControl = (body: Json): string | undefined => {
+  const marked: unknown[] = [];
+  const look = (items: unknown) => {
+    if (!Array.isArray(items)) return;
+    for (const item of items as Json[]) if (isObject(item) && item.cache_control !== undefined) marked.push(item.cache_control);
+  };
+  look(body.tools);
+  look(body.system);
+  for (const message of body.messages as Json[]) look(message.content);
+  if (marked.length > 4) return `A maximum of 4 blocks with cache_control may be provided. Found ${marked.length}.`;
+  if (marked.some(mark => !isObject(mark) || mark.type !== 'ephemeral')) return 'cache_control: type must be "ephemeral"';
   return undefined;
 };
 

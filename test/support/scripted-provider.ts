@@ -9,6 +9,7 @@
 //   llm.requests[0].messages  // what fae sent on the first call
 import { makePromiseKit } from '@endo/promise-kit';
 import type {
+  CacheHints,
   ChatMessage,
   ChatResult,
   Provider,
@@ -43,6 +44,8 @@ export interface RecordedRequest {
   readonly tools: readonly ToolSchema[];
   /** The tool names offered, in order. */
   readonly toolNames: readonly string[];
+  /** The cache hints the request came with (ChatOptions.cache), if any. */
+  readonly cache?: CacheHints;
 }
 
 /** The words of the latest user message, without fae's "Message #N from NAME: " heading. */
@@ -97,11 +100,12 @@ export const makeScriptedProvider = (script: readonly ScriptedReply[] = []) => {
   const provider: Provider = {
     kind: 'openai',
     model: 'scripted',
-    chat: async (messages, tools, { signal } = {}) => {
+    chat: async (messages, tools, { signal, cache } = {}) => {
       const request: RecordedRequest = harden({
         messages: JSON.parse(JSON.stringify(messages)),
         tools: JSON.parse(JSON.stringify(tools)),
         toolNames: tools.map(t => t.function.name),
+        ...(cache === undefined ? {} : { cache }),
       });
       requests.push(request);
       const call = requests.length;
