@@ -125,11 +125,11 @@ test('an adopted tool is usable in the same turn, reading only that tool', async
   t.is(daemon.callCounts().lookup, 1);
   // Which names tools/ holds came from the registry: nothing was listed,
   // and none of the four tools already there was identified: only the
-  // attachment and the adopted name, and what the seal on the stored
-  // conversations identifies to judge the adopt (the path's prefixes, the
-  // sealed directory, fae's own agent and handle: sealed-powers.ts).
+  // attachment and the adopted name, and what the seal on fae's private
+  // values identifies to judge the adopt (the path's prefixes, the sealed
+  // conversations and usage, fae's own agent and handle: sealed-powers.ts).
   t.is(daemon.callCounts().list ?? 0, 0);
-  t.is(daemon.callCounts().identify, 12);
+  t.is(daemon.callCounts().identify, 14);
   t.false(logs.some(line => line.includes('tools-listed')));
   await daemon.stop();
 });
