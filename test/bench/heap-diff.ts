@@ -1,9 +1,10 @@
 // What grew between two heap snapshots of one thread (the correspondents
 // bench writes them with FAE_BENCH_SNAPSHOTS): the objects of the later
 // snapshot whose ids the earlier lacks, their self sizes summed by
-// constructor, and by the old object that holds them (walking each new
-// object's first strong retainer up to an object that was already there),
-// so that a table growing per correspondent shows as one line.
+// constructor, and by the old structure that holds them (walking each new
+// object's first strong retainer up to an object that was already there,
+// then naming that one's retainers), so that a table growing per
+// correspondent shows as one line.
 //   node dist/test/bench/heap-diff.js BEFORE.heapsnapshot AFTER.heapsnapshot [ROWS]
 import { readFileSync } from 'node:fs';
 
@@ -42,8 +43,9 @@ const load = (path: string) => {
       const to = raw.edges[edge + eTo] / nf;
       if (retainer[to] !== -1) continue;
       retainer[to] = n;
-      const name = raw.edges[edge + eName];
-      retainerEdge[to] = type === 'element' || type === 'hidden' ? `[${name}]` : raw.strings[name];
+      // Entries of one table group together: indices and numeric names read as [].
+      const name = type === 'element' || type === 'hidden' ? '[]' : raw.strings[raw.edges[edge + eName]];
+      retainerEdge[to] = /^\d+$/.test(name) ? '[]' : name;
     }
   }
   const at = (n: number, field: number) => raw.nodes[n * nf + field];
@@ -51,17 +53,18 @@ const load = (path: string) => {
     count,
     id: (n: number) => at(n, nId),
     size: (n: number) => at(n, nSize),
-    label: (n: number) => `${meta.node_types[0][at(n, nType)]} ${raw.strings[at(n, nName)].slice(0, 60)}`,
+    type: (n: number) => meta.node_types[0][at(n, nType)],
+    label: (n: number) => `${meta.node_types[0][at(n, nType)]} ${raw.strings[at(n, nName)].slice(0, 40).replace(/\n.*/s, '')}`,
     retainer,
     retainerEdge,
   };
 };
 
 /** Who holds `node`: the first strong retainers, a few of them up. */
-const holderPath = (heap: ReturnType<typeof load>, node: number, depth = 4) => {
-  let path = '';
-  for (let hop = 0, at = node; hop < depth && heap.retainer[at] !== -1; hop += 1, at = heap.retainer[at]) {
-    path += ` <-.${heap.retainerEdge[at]}- ${heap.label(heap.retainer[at])}`;
+const holderPath = (heap: ReturnType<typeof load>, node: number, depth = 8) => {
+  let path = `.${heap.retainerEdge[node]}`;
+  for (let hop = 0, at = heap.retainer[node]; hop < depth && at !== -1; hop += 1, at = heap.retainer[at]) {
+    path += ` <- ${heap.label(at)}${heap.retainer[at] === -1 ? '' : ` .${heap.retainerEdge[at]}`}`;
   }
   return path;
 };
@@ -93,18 +96,18 @@ const main = () => {
     if (oldIds.has(after.id(n))) continue;
     total += after.size(n);
     sumInto(byName, after.label(n), after.size(n));
-    // Up the first strong retainers to an object that was there before.
-    let path = '';
+    // Up the first strong retainers to the newest object an old one holds:
+    // what grew is named by the old structure it hangs from.
     let node = n;
-    for (let hops = 0; hops < 40 && after.retainer[node] !== -1 && !oldIds.has(after.id(after.retainer[node])); hops += 1) {
-      if (hops < 3) path = `${after.retainerEdge[node]} <- ${after.label(after.retainer[node])}${path === '' ? '' : ` <- ${path}`}`;
+    for (let hops = 0; hops < 60 && after.retainer[node] !== -1 && !oldIds.has(after.id(after.retainer[node])); hops += 1) {
       node = after.retainer[node];
     }
-    sumInto(byHolder, `${after.label(node)} ${holderPath(after, node)}`, after.size(n));
+    // Compiled code comes and goes with V8's tiers; it is counted apart.
+    if (after.type(n) !== 'code') sumInto(byHolder, holderPath(after, node), after.size(n));
   }
   console.log(`new objects: ${total} bytes`);
   print('new bytes by constructor', byName, rows);
-  print('new bytes by the newest object holding them, and who holds that', byHolder, rows);
+  print('new bytes (code aside) by the old structure they hang from', byHolder, rows);
 };
 
 main();
