@@ -16,15 +16,31 @@ export const makeStoreIndex = () => {
   const live = new Map<string, number>();
   /** Keys whose stored generations were read (sound or not) in this incarnation. */
   const judged = new Set<string>();
-  /** The stored keys, by their correspondent part. */
-  const byCorrespondent = new Map<string, Set<string>>();
+  /**
+   * The stored keys, by their correspondent part: the key itself while it
+   * is the only one (most correspondents have one thread), a Set beyond.
+   * A Set for each of a thousand correspondents was 140 bytes apiece.
+   */
+  const byCorrespondent = new Map<string, string | Set<string>>();
 
   const generationsOf = (key: string): readonly number[] => generations.get(key) ?? [];
 
   const setGenerations = (key: string, known: number[]) => {
     generations.set(key, known.sort((a, b) => b - a));
     const prefix = key.slice(0, PREFIX_LENGTH);
-    byCorrespondent.set(prefix, (byCorrespondent.get(prefix) ?? new Set()).add(key));
+    const listed = byCorrespondent.get(prefix);
+    if (listed === undefined || listed === key) byCorrespondent.set(prefix, key);
+    else if (typeof listed === 'string') byCorrespondent.set(prefix, new Set([listed, key]));
+    else listed.add(key);
+  };
+
+  const unlist = (key: string) => {
+    const prefix = key.slice(0, PREFIX_LENGTH);
+    const listed = byCorrespondent.get(prefix);
+    if (listed === key) byCorrespondent.delete(prefix);
+    if (typeof listed === 'string') return;
+    listed?.delete(key);
+    if (listed?.size === 1) byCorrespondent.set(prefix, [...listed][0]);
   };
 
   return harden({
@@ -61,14 +77,14 @@ export const makeStoreIndex = () => {
       generations.delete(key);
       live.delete(key);
       judged.delete(key);
-      const prefix = key.slice(0, PREFIX_LENGTH);
-      const keys = byCorrespondent.get(prefix);
-      keys?.delete(key);
-      if (keys?.size === 0) byCorrespondent.delete(prefix);
+      unlist(key);
     },
     isStored: (key: string) => generations.has(key),
     /** The stored keys of `correspondent`. */
-    keysOf: (correspondent: string) => [...(byCorrespondent.get(correspondentPrefix(correspondent)) ?? [])],
+    keysOf: (correspondent: string) => {
+      const listed = byCorrespondent.get(correspondentPrefix(correspondent));
+      return typeof listed === 'string' ? [listed] : [...(listed ?? [])];
+    },
     keys: () => [...generations.keys()],
     count: () => generations.size,
   });

@@ -5,11 +5,21 @@
 // the end (target: no more than 2 MB above), and the time per message of
 // the last 1,000 against the first 1,000 (target: ratio ≤ 1.2), fae's own
 // and the whole.
+//
+// For finding what grows: FAE_BENCH_CORRESPONDENTS runs it with fewer
+// (or more) correspondents; FAE_BENCH_SNAPSHOTS=DIR writes heap snapshots
+// of fae's thread after the first 100 correspondents and at the end
+// (taking one changes the heap's later growth: read the numbers apart);
+// FAE_BENCH_PROFILES=DIR writes CPU profiles of fae's thread over the
+// first 100 correspondents and over the last messages, spread.
+import { join } from 'node:path';
 import { E } from '@endo/far';
 import { startIsolatedFae } from './isolated-fae.js';
 import { canCollectGarbage } from '../support/garbage.js';
 
-const CORRESPONDENTS = 1000;
+const CORRESPONDENTS = Number(process.env.FAE_BENCH_CORRESPONDENTS ?? 1000);
+const SNAPSHOTS = process.env.FAE_BENCH_SNAPSHOTS;
+const PROFILES = process.env.FAE_BENCH_PROFILES;
 const MESSAGES_EACH = 5;
 const SPREAD = 1000;
 const HEAP_MARGIN = 2 * 1024 * 1024;
@@ -43,11 +53,19 @@ export const benchCorrespondents = async () => {
     sent += order.length;
     await E(fae.host).dismissAll();
   };
-  await converse(inTurn(0, 100));
+  /** Runs `phase`, profiled as `name` when FAE_BENCH_PROFILES asks. */
+  const profiled = async (name: string, phase: () => Promise<void>) => {
+    if (PROFILES !== undefined) await fae.startProfile();
+    await phase();
+    if (PROFILES !== undefined) await fae.stopProfile(join(PROFILES, `${name}.cpuprofile`));
+  };
+  await profiled('first', () => converse(inTurn(0, 100)));
   const at100 = await fae.heapUsed();
+  if (SNAPSHOTS !== undefined) await fae.snapshot(join(SNAPSHOTS, 'at100.heapsnapshot'));
   await converse(inTurn(100, CORRESPONDENTS));
-  await converse(spread());
+  await profiled('last', () => converse(spread()));
   const atEnd = await fae.heapUsed();
+  if (SNAPSHOTS !== undefined) await fae.snapshot(join(SNAPSHOTS, 'end.heapsnapshot'));
   await fae.stop();
   const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(2)} MB`;
   const rough = canCollectGarbage ? '' : ' (no gc(): rough)';

@@ -3,10 +3,13 @@
 // daemon is another process. Talks CapTP over the thread's port; its model
 // answers every message, and writes a short summary when asked for one.
 import { parentPort } from 'node:worker_threads';
-import { getHeapSpaceStatistics, getHeapStatistics } from 'node:v8';
+import { getHeapSpaceStatistics, getHeapStatistics, writeHeapSnapshot } from 'node:v8';
+import { Session } from 'node:inspector/promises';
+import { writeFile } from 'node:fs/promises';
 import { E, Far } from '@endo/far';
 import { makeCapTP } from '@endo/captp';
 import type { ChatMessage, ChatResult, Provider } from '../../providers/types.js';
+import type { FaeEvent } from '../../src/agent/fae-events.js';
 import type { CapletContext, GuestPowers, Ref } from '../../src/daemon/endo-types.js';
 import { startFae } from '../../src/agent/fae.js';
 import { releaseGarbage } from '../support/garbage.js';
@@ -30,18 +33,39 @@ const provider: Provider = harden({
 
 let fae: ReturnType<typeof startFae> | undefined;
 let correspondent: Ref<Pick<GuestPowers, 'send'>> | undefined;
+let profiler: Session | undefined;
 let correspondents: readonly Ref<Pick<GuestPowers, 'send'>>[] = [];
 
-/** Resolves once fae has handled `count` messages in all. */
+// fae's finished turns, counted from its events. Read rather than polled:
+// a status() call every millisecond is work in this thread, and its share
+// of the busy time per message would grow with the daemon's latency.
+let turnsDone = 0;
+let onTurnDone = () => {};
+/** fae's followEvents(), a local object in this thread. */
+type FaeEvents = { readonly next: () => Promise<IteratorResult<FaeEvent>> };
+const countTurns = async (events: FaeEvents) => {
+  for (;;) {
+    const { done, value } = await events.next();
+    if (done === true) return;
+    // This reader keeps up, so no turn-done is missed in practice.
+    if (value.type === 'turn-done') turnsDone += 1;
+    onTurnDone();
+  }
+};
+
+/** Resolves once fae has finished `count` turns in all. */
 const handled = async (count: number) => {
-  while ((fae?.status().handledMessages ?? 0) < count) {
-    await new Promise(resolve => setTimeout(resolve, 1));
+  while (turnsDone < count) {
+    await new Promise<void>(resolve => {
+      onTurnDone = resolve;
+    });
   }
 };
 
 const bootstrap = Far('IsolatedFae', {
   start: (powers: Ref<GuestPowers>, context: Ref<CapletContext>, env: Record<string, string>) => {
     fae = startFae(powers, context, { env, provider, write: () => {} });
+    void countTurns(fae.followEvents() as FaeEvents);
     return fae;
   },
   /**
@@ -98,6 +122,25 @@ const bootstrap = Far('IsolatedFae', {
     await releaseGarbage();
     const codeSpace = getHeapSpaceStatistics().find(space => space.space_name === 'code_space');
     return harden({ total: getHeapStatistics().used_heap_size, code: codeSpace?.space_used_size ?? 0 });
+  },
+  /** Writes a heap snapshot of this thread to `path`, once garbage is settled. */
+  snapshot: async (path: string) => {
+    await releaseGarbage();
+    writeHeapSnapshot(path);
+  },
+  /** Starts profiling this thread's CPU; stopProfile writes what was seen since. */
+  startProfile: async () => {
+    profiler = new Session();
+    profiler.connect();
+    await profiler.post('Profiler.enable');
+    await profiler.post('Profiler.start');
+  },
+  stopProfile: async (path: string) => {
+    if (profiler === undefined) throw Error('stopProfile before startProfile');
+    const { profile } = await profiler.post('Profiler.stop');
+    profiler.disconnect();
+    profiler = undefined;
+    await writeFile(path, JSON.stringify(profile));
   },
 });
 

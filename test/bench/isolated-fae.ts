@@ -58,6 +58,11 @@ export const startIsolatedFae = async (env: Record<string, string>) => {
       E(isolate).converseAmong(harden([...order]), before),
     /** fae's thread's used heap, in bytes, once garbage and drops are settled. */
     heapUsed: (): Promise<HeapReading> => E(isolate).heapUsed(),
+    /** Writes a heap snapshot of fae's thread to `path`. */
+    snapshot: (path: string): Promise<void> => E(isolate).snapshot(path),
+    /** Profiles fae's thread's CPU from startProfile until stopProfile, which writes a .cpuprofile to `path`. */
+    startProfile: (): Promise<void> => E(isolate).startProfile(),
+    stopProfile: (path: string): Promise<void> => E(isolate).stopProfile(path),
     stop: async () => {
       await stopQuietly(daemon);
       abort(Error('bench over'));
