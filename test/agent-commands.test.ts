@@ -56,8 +56,8 @@ test('/tools lists the built-ins by group, then the tools under tools/, with no 
     [
       'Built in:',
       '- my directory: list, lookup, store, remove, has, move, copy, makeDirectory, identify',
-      '- mail: send, reply, listMessages, dismiss, adopt, request, resolve, reject',
-      '- tools and capabilities: adoptTool, inspect, help',
+      '- mail and the tools it brings: send, reply, listMessages, dismiss, adopt, request, resolve, reject, adoptTool',
+      '- inspecting capabilities: inspect, help',
       '- our conversation: forgetConversation',
       '',
       'Under tools/:',

@@ -11,6 +11,7 @@ test('defaults', t => {
     editableTurns: 2,
     editableMs: 600000,
     stallMs: 30000,
+    builtIns: ['directory', 'mail', 'inspection', 'conversations'],
     parallelTools: true,
     autoDismiss: true,
     debug: false,

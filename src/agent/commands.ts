@@ -72,8 +72,9 @@ const oneLine = (description: string) => {
 
 const toolsText = ({ schemas, origins }: DiscoveredTools) => {
   const builtIns = schemas.map(schema => schema.function.name).filter(name => !origins.has(name));
-  const grouped = new Set(BUILT_IN_GROUPS.flatMap(([, names]) => names));
-  const groups = [...BUILT_IN_GROUPS, ['other', builtIns.filter(name => !grouped.has(name))] as const]
+  const grouped = new Set(BUILT_IN_GROUPS.flatMap(({ names }) => names));
+  const labelled = BUILT_IN_GROUPS.map(({ label, names }) => [label, names] as const);
+  const groups = [...labelled, ['other', builtIns.filter(name => !grouped.has(name))] as const]
     .map(([label, names]) => [label, names.filter(name => builtIns.includes(name))] as const)
     .filter(([, names]) => names.length > 0)
     .map(([label, names]) => `- ${label}: ${names.join(', ')}`);

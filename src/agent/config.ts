@@ -1,6 +1,7 @@
 // fae's own settings (the FAE_* variables), read once from the caplet's env
 // and frozen. The LLM settings (LAL_*) belong to providers/config.ts.
 import { stallMsOf } from '../../providers/config.js';
+import { BUILT_IN_GROUP_NAMES, type BuiltInGroup } from '../toolbox/built-in-tools.js';
 import { q } from '@endo/errors';
 import { HELD_LIMIT } from '../conversations/held.js';
 import { readPrices, type Prices } from '../usage/prices.js';
@@ -26,6 +27,8 @@ export interface FaeConfig {
   readonly editableMs: number;
   /** The providers' LAL_STALL_MS, which progress replies pace themselves by. */
   readonly stallMs: number;
+  /** The groups of built-ins offered to the model (FAE_BUILTINS; all by default). */
+  readonly builtIns: readonly BuiltInGroup[];
   /** Turns that may run at once, each in a different conversation (FAE_CONCURRENT_TURNS). */
   readonly concurrentTurns: number;
   /** Run the tool calls of one model response concurrently (FAE_PARALLEL_TOOLS). */
@@ -121,6 +124,21 @@ const readSwitch = (env: Env, name: string, fallback: boolean) => {
   }
 };
 
+/** FAE_BUILTINS: `all`, or groups separated by commas. */
+const readBuiltInGroups = (env: Env): readonly BuiltInGroup[] => {
+  const text = (env.FAE_BUILTINS ?? '').trim().toLowerCase();
+  if (text === '' || text === 'all') return BUILT_IN_GROUP_NAMES;
+  const asked = text.split(',').map(part => part.trim());
+  const unknown = asked.find(part => !(BUILT_IN_GROUP_NAMES as readonly string[]).includes(part));
+  if (unknown !== undefined) {
+    throw Error(
+      `FAE_BUILTINS must be all, or some of ${BUILT_IN_GROUP_NAMES.join(', ')} separated by commas; ${q(unknown)} is none of them`,
+    );
+  }
+  // In the groups' own order, each once: the prompt and the tools stay the same whatever the order asked.
+  return harden(BUILT_IN_GROUP_NAMES.filter(group => asked.includes(group)));
+};
+
 const readToolDiscovery = (env: Env): 'follow' | 'list' => {
   const text = (env.FAE_TOOL_DISCOVERY ?? '').trim().toLowerCase();
   if (text === '' || text === 'follow') return 'follow';
@@ -145,6 +163,7 @@ export const readFaeConfig = (env: Env): FaeConfig =>
     heldConversations: readPositiveInteger(env, 'FAE_HELD_CONVERSATIONS', HELD_LIMIT),
     maxToolResultChars: readPositiveInteger(env, 'FAE_MAX_TOOL_RESULT_CHARS', DEFAULT_MAX_TOOL_RESULT_CHARS),
     toolDiscovery: readToolDiscovery(env),
+    builtIns: readBuiltInGroups(env),
     contextTokens: readPositiveInteger(env, 'FAE_CONTEXT_TOKENS', DEFAULT_CONTEXT_TOKENS),
     maxMessages: env.LAL_MAX_MESSAGES?.trim()
       ? readPositiveInteger(env, 'LAL_MAX_MESSAGES', 0)

@@ -18,11 +18,11 @@ import { readFaeConfig, type FaeConfig } from './config.js';
 import { makeEnvRedactor, type Redact } from '../logging/redact.js';
 import { redactOutgoingMail } from '../daemon/redacted-mail.js';
 import { makeLogger, type Logger } from '../logging/log.js';
-import { makeBuiltInTools, type BuiltIns } from '../toolbox/built-in-tools.js';
+import { builtInsOf, makeBuiltInTools, type BuiltIns } from '../toolbox/built-in-tools.js';
 import { makeToolRegistry, type ToolRegistry } from '../toolbox/tool-registry.js';
 import { provideToolsDirectory } from '../toolbox/tools-directory.js';
 import { moveIntroducedTools } from '../toolbox/introduced-tools.js';
-import { FAE_SYSTEM_PROMPT } from './system-prompt.js';
+import { systemPromptFor } from './system-prompt.js';
 import { makeConversations, type Conversations } from '../conversations/conversations.js';
 import { CONVERSATIONS_DIRECTORY } from '../conversations/store.js';
 import { followInbox } from './inbox.js';
@@ -154,7 +154,7 @@ const conversationsOf = (
   makeConversations(powers, {
     provider,
     limits: config,
-    systemPrompt: FAE_SYSTEM_PROMPT,
+    systemPrompt: systemPromptFor(config.builtIns),
     redact,
     logger,
     onUsage: (spent, correspondent) => {
@@ -245,8 +245,12 @@ const toolsOf = (
     ],
     forgets: true,
   });
+  // Only the groups the host chose (FAE_BUILTINS) are offered; a turn's own
+  // built-ins replace only those offered (withTurnTools).
+  const offered = builtInsOf(config.builtIns);
+  const tools = new Map([...builtIns.tools].filter(([name]) => offered.has(name)));
   // Follows tools/ (or lists it each step with FAE_TOOL_DISCOVERY=list).
-  const registry = makeToolRegistry(powers, builtIns.tools, {
+  const registry = makeToolRegistry(powers, tools, {
     logger,
     timeoutMs: config.probeTimeoutMs,
     discovery: config.toolDiscovery,

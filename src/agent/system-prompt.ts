@@ -4,6 +4,8 @@
 // own description says how to call it, and every word here is paid for on
 // every model call.
 
+import type { BuiltInGroup } from '../toolbox/built-in-tools.js';
+
 export const FAE_SYSTEM_PROMPT = `You are Fae, an assistant that lives inside an Endo daemon as a guest. You have no channel of your own: people and other agents reach you by mail, and you act only through your tools, each of which is a capability someone gave you.
 
 # Mail
@@ -27,3 +29,38 @@ Someone may mail you a tool as an attachment, for example "Here is @greeter". To
 - Use tools to find things out and to act; never invent a tool's result.
 - When a tool returns an error, read it, correct the call and try again, or explain the problem.
 - Keep answers short and concrete. When you have finished, answer the sender with reply, or simply write your answer as plain text: a plain-text answer is delivered to the sender for you.`;
+
+
+const [INTRO, MAIL, DIRECTORY, NEW_TOOLS, HOW_TO_ANSWER] = FAE_SYSTEM_PROMPT.split('\n\n# ').map((part, i) =>
+  i === 0 ? part : `# ${part}`,
+);
+const INSPECT_LINE = '- Before using an unfamiliar capability, inspect it. help documents your own powers.';
+const NAMES_LINE = '- HOST, SELF, AGENT and MAIL are special names that always exist.';
+const WITH_REPLY = 'answer the sender with reply, or simply write your answer as plain text: a plain-text answer is delivered to the sender for you.';
+const WITHOUT_REPLY = 'write your answer as plain text: it is delivered to the sender for you.';
+
+/** The directory section, with the lines of the other groups it holds only when they are offered. */
+const directorySection = (groups: readonly BuiltInGroup[]) =>
+  DIRECTORY.split('\n')
+    .filter(line => line !== INSPECT_LINE || groups.includes('inspection'))
+    .join('\n');
+
+/**
+ * The standing instructions for the built-ins offered: each section names
+ * only tools the model has. With every group it is FAE_SYSTEM_PROMPT, byte
+ * for byte (a prompt cache holds it across conversations).
+ */
+export const systemPromptFor = (groups: readonly BuiltInGroup[]): string => {
+  const has = (group: BuiltInGroup) => groups.includes(group);
+  const sections = [INTRO];
+  if (has('mail')) sections.push(MAIL);
+  if (has('directory')) sections.push(directorySection(groups));
+  else if (has('inspection') || has('mail')) {
+    sections.push(['# Capabilities', ...(has('inspection') ? [INSPECT_LINE] : []), NAMES_LINE].join('\n'));
+  }
+  if (has('mail')) sections.push(NEW_TOOLS);
+  // Without mail tools, the plain-text answer is the only way to answer.
+  sections.push(has('mail') ? HOW_TO_ANSWER : HOW_TO_ANSWER.replace(WITH_REPLY, WITHOUT_REPLY));
+  return sections.join('\n\n');
+};
+harden(systemPromptFor);

@@ -80,6 +80,7 @@ export const FAE_ENV_NAMES: readonly string[] = harden([
   'FAE_MAX_TRANSCRIPT',
   'FAE_HELD_CONVERSATIONS',
   'FAE_TOOL_DISCOVERY',
+  'FAE_BUILTINS',
   'FAE_MAX_TOOL_RESULT_CHARS',
   'FAE_DEBUG',
   'FAE_KEEP_ALIVE',

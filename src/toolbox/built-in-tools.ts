@@ -82,16 +82,27 @@ const inOfferedOrder = (
   return forget === undefined ? ordered : [...ordered, ['forgetConversation', forget] as const];
 };
 
-/**
- * The built-ins by what they work on, as fae's /tools lists them for
- * people; a built-in missing here is listed under "other".
- */
-export const BUILT_IN_GROUPS: readonly (readonly [string, readonly string[]])[] = harden([
-  ['my directory', ['list', 'lookup', 'store', 'remove', 'has', 'move', 'copy', 'makeDirectory', 'identify']],
-  ['mail', ['send', 'reply', 'listMessages', 'dismiss', 'adopt', 'request', 'resolve', 'reject']],
-  ['tools and capabilities', ['adoptTool', 'inspect', 'help']],
-  ['our conversation', ['forgetConversation']],
-]);
+/** The groups of built-ins a host may offer (FAE_BUILTINS). */
+export const BUILT_IN_GROUP_NAMES = harden(['directory', 'mail', 'inspection', 'conversations'] as const);
+export type BuiltInGroup = (typeof BUILT_IN_GROUP_NAMES)[number];
+
+/** Which built-ins each group holds, and what /tools calls it. */
+export const BUILT_IN_GROUPS: readonly { readonly group: BuiltInGroup; readonly label: string; readonly names: readonly string[] }[] =
+  harden([
+    { group: 'directory', label: 'my directory', names: ['list', 'lookup', 'store', 'remove', 'has', 'move', 'copy', 'makeDirectory', 'identify'] },
+    {
+      group: 'mail',
+      label: 'mail and the tools it brings',
+      names: ['send', 'reply', 'listMessages', 'dismiss', 'adopt', 'request', 'resolve', 'reject', 'adoptTool'],
+    },
+    { group: 'inspection', label: 'inspecting capabilities', names: ['inspect', 'help'] },
+    { group: 'conversations', label: 'our conversation', names: ['forgetConversation'] },
+  ]);
+
+/** The names of the built-ins `groups` hold. */
+export const builtInsOf = (groups: readonly BuiltInGroup[]): ReadonlySet<string> =>
+  new Set(BUILT_IN_GROUPS.filter(({ group }) => groups.includes(group)).flatMap(({ names }) => names));
+harden(builtInsOf);
 
 /** The built-ins: all of them as offered outside a turn, and a turn's own turn-bound ones. */
 export interface BuiltIns {
