@@ -9,6 +9,7 @@ import { parseLine, resolveToolName } from '../src/chat/commands.js';
 import { makeProgress } from '../src/chat/progress.js';
 import { makeRevisions } from '../src/chat/mail-feed.js';
 import { describeInbox } from '../src/chat/inbox-view.js';
+import { describeUsage } from '../src/chat/usage-view.js';
 import type { MailView } from '../src/chat/session.js';
 import { DEFAULT_CHAT_DIALECT, parseChatOptions } from '../src/chat/options.js';
 import { checkLlmReachable } from '../src/chat/reachability.js';
@@ -230,4 +231,33 @@ test("unanswered messages: fae's turn-done settles a message, before or after th
   pending.ownCopy('m2');
   t.false(pending.busy());
   t.deepEqual(changes, [true, false, true, false]);
+});
+
+test('/usage shows what fae reports of its model calls: in all, per model, per correspondent and the others', t => {
+  t.deepEqual(parseLine('/usage'), { kind: 'usage' });
+  t.deepEqual(parseLine('/usage now'), { kind: 'invalid', problem: '/usage takes no arguments' });
+  t.is(describeUsage(undefined), 'fae has no usage to report yet.');
+  const shown = (requests: number, cost?: number) => ({
+    requests,
+    inputTokens: requests * 1000,
+    cachedInputTokens: requests * 600,
+    outputTokens: requests * 50,
+    ...(cost === undefined ? {} : { estimatedCostUsd: cost }),
+  });
+  t.is(
+    describeUsage({
+      since: '2026-11-25',
+      total: shown(3, 0.012),
+      models: [{ model: 'm', ...shown(3, 0.012) }],
+      correspondents: [{ name: 'HOST', ...shown(2) }, { name: 'unnamed-1a2b3c4d', ...shown(1) }],
+      others: { correspondents: 0, ...shown(0) },
+    }),
+    [
+      "What fae's model calls have cost since 2026-11-25:",
+      '  in all: 3 requests, 3,000 tokens in (1,800 cached), 150 out, about $0.0120',
+      '  model m: 3 requests, 3,000 tokens in (1,800 cached), 150 out, about $0.0120',
+      '  HOST: 2 requests, 2,000 tokens in (1,200 cached), 100 out',
+      '  unnamed-1a2b3c4d: 1 request, 1,000 tokens in (600 cached), 50 out',
+    ].join('\n'),
+  );
 });

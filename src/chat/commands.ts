@@ -6,6 +6,7 @@ import type { ChatSession } from './session.js';
 import { CHAT_TOOLS } from './session.js';
 import type { Screen } from './screen.js';
 import { describeInbox } from './inbox-view.js';
+import { describeUsage, type UsageView } from './usage-view.js';
 
 export const COMMANDS: readonly { readonly usage: string; readonly summary: string }[] = harden([
   { usage: '/help', summary: 'show these commands' },
@@ -13,6 +14,7 @@ export const COMMANDS: readonly { readonly usage: string; readonly summary: stri
   { usage: '/give <tool> [message]', summary: 'mail fae a tool capability (with a note) for it to adopt' },
   { usage: '/inbox [N]', summary: 'show your inbox: the conversation so far (long messages cut); N: message #N whole' },
   { usage: '/list', summary: "show fae's pet names and its adopted tools" },
+  { usage: '/usage', summary: "what fae's model calls have cost: in all, per model, per correspondent" },
   { usage: '/reset', summary: 'restart fae with an empty conversation (adopted tools stay)' },
   { usage: '/quit', summary: 'stop fae and leave (so do Ctrl-C and Ctrl-D)' },
 ]);
@@ -25,12 +27,12 @@ export const HELP_TEXT = [
 export type Command =
   | { readonly kind: 'empty' }
   | { readonly kind: 'message'; readonly text: string }
-  | { readonly kind: 'help' | 'tools' | 'list' | 'reset' | 'quit' }
+  | { readonly kind: 'help' | 'tools' | 'list' | 'usage' | 'reset' | 'quit' }
   | { readonly kind: 'inbox'; readonly number?: bigint }
   | { readonly kind: 'give'; readonly tool: string; readonly text: string | undefined }
   | { readonly kind: 'invalid'; readonly problem: string };
 
-const SIMPLE = harden(['help', 'tools', 'list', 'reset', 'quit'] as const);
+const SIMPLE = harden(['help', 'tools', 'list', 'usage', 'reset', 'quit'] as const);
 type Simple = (typeof SIMPLE)[number];
 
 /** What one typed line asks for. */
@@ -122,6 +124,11 @@ export const runLine = async (line: string, { session, screen, quit }: CommandCo
       case 'list': {
         const { names, tools } = await session.names();
         screen.note(`fae's names: ${names.join(', ')}\nfae's tools: ${tools.length > 0 ? tools.join(', ') : '(none adopted yet)'}`);
+        return;
+      }
+      case 'usage': {
+        const status = (await session.faeStatus()) as { readonly usage?: UsageView } | undefined;
+        screen.note(describeUsage(status?.usage));
         return;
       }
       case 'reset':
