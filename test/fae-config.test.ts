@@ -12,6 +12,8 @@ test('defaults', t => {
     editableMs: 600000,
     stallMs: 30000,
     builtIns: ['directory', 'mail', 'inspection', 'conversations'],
+    budgetTokens: undefined,
+    budgetHost: false,
     parallelTools: true,
     autoDismiss: true,
     debug: false,

@@ -29,6 +29,10 @@ export interface FaeConfig {
   readonly stallMs: number;
   /** The groups of built-ins offered to the model (FAE_BUILTINS; all by default). */
   readonly builtIns: readonly BuiltInGroup[];
+  /** Tokens per correspondent per day (FAE_BUDGET_TOKENS); undefined: no budget. */
+  readonly budgetTokens: number | undefined;
+  /** Whether the host's messages count against the budget too (FAE_BUDGET_HOST). */
+  readonly budgetHost: boolean;
   /** Turns that may run at once, each in a different conversation (FAE_CONCURRENT_TURNS). */
   readonly concurrentTurns: number;
   /** Run the tool calls of one model response concurrently (FAE_PARALLEL_TOOLS). */
@@ -164,6 +168,8 @@ export const readFaeConfig = (env: Env): FaeConfig =>
     maxToolResultChars: readPositiveInteger(env, 'FAE_MAX_TOOL_RESULT_CHARS', DEFAULT_MAX_TOOL_RESULT_CHARS),
     toolDiscovery: readToolDiscovery(env),
     builtIns: readBuiltInGroups(env),
+    budgetTokens: env.FAE_BUDGET_TOKENS?.trim() ? readPositiveInteger(env, 'FAE_BUDGET_TOKENS', 1) : undefined,
+    budgetHost: readSwitch(env, 'FAE_BUDGET_HOST', false),
     contextTokens: readPositiveInteger(env, 'FAE_CONTEXT_TOKENS', DEFAULT_CONTEXT_TOKENS),
     maxMessages: env.LAL_MAX_MESSAGES?.trim()
       ? readPositiveInteger(env, 'LAL_MAX_MESSAGES', 0)

@@ -42,6 +42,7 @@ import type { StatusView } from './commands.js';
 import { watchOwnNames } from '../daemon/own-names.js';
 import { describeWith, makeSenderNames, type SenderNames } from './sender-names.js';
 import { makeUsageAccounts, type UsageAccounts } from './usage-accounts.js';
+import { BUDGET_NAME, followBudgetValue, makeBudget, type Budget } from './budget.js';
 import { USAGE_NAME } from '../usage/usage-store.js';
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -141,6 +142,7 @@ interface FaeParts {
   readonly daemonAdapter: Promise<DaemonAdapter>;
   readonly status: () => StatusView;
   readonly usage: UsageAccounts;
+  readonly budget: Budget;
 }
 
 /** The conversations, told of what summaries cost and of own copies to dismiss. */
@@ -242,6 +244,7 @@ const toolsOf = (
     sealed: [
       { name: CONVERSATIONS_DIRECTORY, holds: "fae's private memory of its conversations" },
       { name: USAGE_NAME, holds: "fae's record of what its model calls cost" },
+      { name: BUDGET_NAME, holds: "the host's budget for fae's model calls" },
     ],
     forgets: true,
   });
@@ -293,6 +296,16 @@ export const startFae = (
   // be replaced) and for the sender names kept between messages.
   const ownNames = watchOwnNames(powers, { logger });
   const { builtIns, registry } = toolsOf(powers, { config, logger, states, daemonAdapter }, ownNames);
+  const budget = makeBudget({
+    settings: { tokens: config.budgetTokens, host: config.budgetHost },
+    logger,
+    tellHost: async text => {
+      const daemon = await daemonAdapter;
+      await daemon.send(daemon.names.host, asStrings(redact(text)));
+    },
+  });
+  // Read again whenever the host changes it: no call per turn.
+  followBudgetValue(powers, budget, ownNames);
   void cancelled.promise.then(() => {
     registry.stop();
     ownNames.stop();
@@ -313,7 +326,7 @@ export const startFae = (
     });
   const parts: FaeParts = {
     ...{ config, logger, redact, provider, cancelled, correspondentOf, tally, states, dismiss, editable, status },
-    ...{ conversations, builtIns, registry, daemonAdapter, usage },
+    ...{ conversations, builtIns, registry, daemonAdapter, usage, budget },
     events: makeFaeEvents(),
     copies: makeOwnCopyWaits(),
     // Kept while fae's names stay as they are (sender-names.ts): no daemon

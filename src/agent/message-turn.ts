@@ -32,6 +32,7 @@ import { subjectOf, turnFailedNotice, type Subject } from './closing-notices.js'
 import type { HostReports } from './host-reports.js';
 import { answerCommand, commandOf, type Command, type StatusView } from './commands.js';
 import type { UsageAccounts } from './usage-accounts.js';
+import { BUDGET_NOTICE, type Budget } from './budget.js';
 import { petNameIn } from './sender-names.js';
 
 /** What status() adds up over every turn. */
@@ -74,6 +75,8 @@ export interface MessageTurnOptions {
   readonly answeredBefore: Promise<ReadonlySet<string>>;
   /** Whether a message comes from fae's host, who reads the operator's detail. */
   readonly isFromHost: (message: MessageRecord) => boolean;
+  /** The host's budget of tokens per correspondent per day (budget.ts). */
+  readonly budget: Budget;
   /** The host's reports of trouble in others' turns, once per kind per ten minutes. */
   readonly reports: HostReports;
   /** fae's status(), for /status. */
@@ -127,7 +130,7 @@ const turnToolsOf = (options: MessageTurnOptions, state: TurnState) => {
 
 /** Counts the finished loop, for status() and its correspondent's usage, and logs it. */
 const tallied = (
-  { tally, logger, usage }: MessageTurnOptions,
+  { tally, logger, usage, budget }: MessageTurnOptions,
   outcome: Exclude<TurnOutcome, { kind: 'cancelled' }>,
   state: TurnState,
   sender: string,
@@ -136,6 +139,7 @@ const tallied = (
   tally.handledMessages += 1;
   tally.inputTokens += outcome.usage.inputTokens;
   tally.outputTokens += outcome.usage.outputTokens;
+  budget.spend(state.correspondent, outcome.usage.inputTokens + outcome.usage.outputTokens);
   // Stored in the background: the answer waits for nothing.
   const totals = usage.turn(state.correspondent, petNameIn(sender), outcome.usage);
   logger.event('turn-finished', {
@@ -175,6 +179,18 @@ const failedClosing = ({ redact, tally, logger }: MessageTurnOptions, error: unk
   logger.warn('turn-failed', { message: subject.number, error: reason });
   tally.handledMessages += 1;
   return { notices: [turnFailedNotice(troubleOf(error), reason, subject)], noted: true };
+};
+
+/** A message left without a turn (handled before, or past its budget): dismissed as answered ones are. */
+const setAside = async (
+  { logger, config, dismiss }: MessageTurnOptions,
+  event: string,
+  number: bigint,
+  progress: TurnProgress,
+): Promise<TurnEnd> => {
+  logger.event(event, { message: number });
+  progress.abandon();
+  return config.autoDismiss && (await dismiss(number)) ? 'dismissed' : 'answered';
 };
 
 export const makeMessageTurns = (options: MessageTurnOptions) => {
@@ -237,10 +253,8 @@ export const makeMessageTurns = (options: MessageTurnOptions) => {
 
   /** Answered before a restart came between the answer and the dismissal (stored, or kept open to edits). */
   const alreadyHandled = async (number: bigint, progress: TurnProgress): Promise<TurnEnd> => {
-    logger.event('message-already-handled', { message: number });
     tally.handledMessages += 1;
-    progress.abandon();
-    return config.autoDismiss && (await options.dismiss(number)) ? 'dismissed' : 'answered';
+    return setAside(options, 'message-already-handled', number, progress);
   };
 
   const handleTurn = async (message: InboxMessage, state: TurnState, stop: ReturnType<typeof turnCancellation>) => {
@@ -259,7 +273,13 @@ export const makeMessageTurns = (options: MessageTurnOptions) => {
     try {
       if (answeredBefore) return await alreadyHandled(number, progress);
       const command = commandOf(message);
-      if (command === undefined) {
+      const allowed = command === undefined ? options.budget.check(state.correspondent, sender, subject.fromHost) : 'ok';
+      // Past its budget, told so already today: dismissed with no answer.
+      if (allowed === 'quiet') return await setAside(options, 'budget-quiet', number, progress);
+      if (allowed === 'notice') {
+        // No model call, and nothing for the conversation to keep.
+        closing = { answer: BUDGET_NOTICE };
+      } else if (command === undefined) {
         turn = await openTurn(message, state, sender, earlier);
         if (turn === undefined) return await alreadyHandled(number, progress);
         const worked = await work(message, state, turn, { sender, stop, tools, discover, progress }, subject);

@@ -1,0 +1,142 @@
+// A budget the host sets (issue 23): tokens per correspondent per day
+// (UTC), from FAE_BUDGET_TOKENS or from the value `budget` in fae's
+// directory, which the host may change while fae runs (a number of
+// tokens, or { tokens, host }). The host is exempt unless FAE_BUDGET_HOST=1
+// (or host: true). A correspondent past its budget gets one notice a day
+// and no model call; the host is told once a day who reached it. The
+// value is read when it changes (fae follows its own names), not per
+// turn, and the built-ins cannot see it (sealed like the conversations).
+import { E } from '@endo/far';
+import type { GuestPowers, Ref } from '../daemon/endo-types.js';
+import type { Logger } from '../logging/log.js';
+import type { OwnNamesWatch } from '../daemon/own-names.js';
+
+export const BUDGET_NAME = 'budget';
+/** Correspondents whose spending today fae keeps, at most (the oldest day goes first). */
+export const BUDGET_ENTRIES = 4096;
+
+export interface BudgetSettings {
+  /** Tokens per correspondent per day; undefined: no budget. */
+  readonly tokens: number | undefined;
+  /** Whether the host's own messages count against a budget too. */
+  readonly host: boolean;
+}
+
+export interface BudgetOptions {
+  readonly settings: BudgetSettings;
+  readonly logger: Logger;
+  /** Tells the host (a text in fae's words; refusals are the caller's to log). */
+  readonly tellHost: (text: string) => Promise<void>;
+  readonly now?: () => number;
+}
+
+/** The value stored under `budget`, read as settings; undefined when it is not one. */
+export const readBudgetValue = (value: unknown, fallback: BudgetSettings): BudgetSettings | undefined => {
+  const isTokens = (n: unknown): n is number => typeof n === 'number' && Number.isSafeInteger(n) && n > 0;
+  if (isTokens(value)) return harden({ ...fallback, tokens: value });
+  if (typeof value !== 'object' || value === null) return undefined;
+  const { tokens, host } = value as { tokens?: unknown; host?: unknown };
+  if ((tokens !== undefined && !isTokens(tokens)) || (host !== undefined && typeof host !== 'boolean')) return undefined;
+  return harden({ tokens: tokens ?? fallback.tokens, host: host ?? fallback.host });
+};
+harden(readBudgetValue);
+
+const dayOf = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+
+export const makeBudget = ({ settings, logger, tellHost, now = Date.now }: BudgetOptions) => {
+  /** What each correspondent spent on `day`, and whether it was told it is past its budget. */
+  const spent = new Map<string, { day: string; tokens: number; noticed: boolean }>();
+  let current: BudgetSettings = settings;
+  /** Who reached the budget since the host was last told, and when that was. */
+  const reached = new Set<string>();
+  let hostToldDay: string | undefined;
+
+  const entryOf = (correspondent: string) => {
+    const day = dayOf(now());
+    const known = spent.get(correspondent);
+    if (known?.day === day) return known;
+    const fresh = { day, tokens: 0, noticed: false };
+    spent.delete(correspondent);
+    spent.set(correspondent, fresh);
+    if (spent.size > BUDGET_ENTRIES) spent.delete(spent.keys().next().value as string);
+    return fresh;
+  };
+
+  const tellHostOnceADay = async () => {
+    const day = dayOf(now());
+    if (hostToldDay === day || reached.size === 0) return;
+    hostToldDay = day;
+    const names = [...reached].join(', ');
+    reached.clear();
+    try {
+      await tellHost(
+        `Today's budget of ${current.tokens} tokens per correspondent (FAE_BUDGET_TOKENS, or "budget" in my directory) was reached by: ${names}. They get no model answer until tomorrow (UTC). I tell you of this once a day.`,
+      );
+    } catch (error) {
+      logger.warn('host-report-failed', { kind: 'budget', error });
+    }
+  };
+
+  return harden({
+    /** The settings now in force. */
+    settings: () => current,
+    /** Takes the value stored under `budget` (undefined: none stored, the env's settings hold). */
+    useValue: (value: unknown) => {
+      if (value === undefined) {
+        current = settings;
+        return;
+      }
+      const read = readBudgetValue(value, settings);
+      if (read === undefined) logger.warn('budget-unreadable', { name: BUDGET_NAME });
+      current = read ?? settings;
+      logger.event('budget-changed', { tokens: current.tokens, host: current.host });
+    },
+    /**
+     * Whether `correspondent` may have a model call now: 'ok', or past its
+     * budget, 'notice' for the first message of the day (told so) and
+     * 'quiet' after.
+     */
+    check: (correspondent: string, name: string, fromHost: boolean): 'ok' | 'notice' | 'quiet' => {
+      const { tokens, host } = current;
+      if (tokens === undefined || (fromHost && !host)) return 'ok';
+      const entry = entryOf(correspondent);
+      if (entry.tokens < tokens) return 'ok';
+      if (entry.noticed) return 'quiet';
+      entry.noticed = true;
+      reached.add(name);
+      logger.event('budget-reached', { tokens });
+      void tellHostOnceADay();
+      return 'notice';
+    },
+    /** Counts what a turn of `correspondent` used. */
+    spend: (correspondent: string, tokens: number) => {
+      entryOf(correspondent).tokens += tokens;
+    },
+  });
+};
+harden(makeBudget);
+export type Budget = ReturnType<typeof makeBudget>;
+
+/** Keeps `budget` up to date with the value in fae's directory, read again whenever that name changes. */
+export const followBudgetValue = (powers: Ref<GuestPowers>, budget: Budget, ownNames: OwnNamesWatch) => {
+  // Asked whether it is there first: a look-up of a missing name is an error in the daemon's log.
+  const read = () =>
+    E(powers)
+      .has(BUDGET_NAME)
+      .then(there => (there ? E(powers).lookup(BUDGET_NAME) : undefined))
+      .then(
+        value => budget.useValue(value),
+        () => budget.useValue(undefined),
+      );
+  return ownNames.listen({
+    onChange: change => {
+      if (change === undefined || ('add' in change ? change.add : change.remove) === BUDGET_NAME) void read();
+    },
+    onLost: () => void read(),
+  });
+};
+harden(followBudgetValue);
+
+/** What a correspondent past its budget reads. */
+export const BUDGET_NOTICE =
+  "Sorry — you have used today's share of my language model, so I cannot answer with it until tomorrow (UTC). The host has been told.";
