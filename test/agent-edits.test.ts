@@ -11,19 +11,11 @@ import { makePromiseKit } from '@endo/promise-kit';
 import { startFaeInDaemon } from './support/fae-harness.js';
 import { lastUserWords, makeScriptedProvider, type RecordedRequest } from './support/scripted-provider.js';
 import { dialect, messageText, type MessageRecord } from './support/daemon.js';
+import { until } from './support/until.js';
 
 const READY = 'Fae agent ready.';
 const canEdit = dialect === 'aug';
 
-/** Polls `check` until it holds; false after `timeoutMs` (nothing here is timed). */
-const eventually = async (check: () => Promise<boolean>, timeoutMs = 30_000) => {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (await check()) return true;
-    await new Promise(resolve => setTimeout(resolve, 20));
-  }
-  return false;
-};
 
 const startEditable = async (t: ExecutionContext, env: Record<string, string> = {}) => {
   t.timeout(120_000);
@@ -44,7 +36,7 @@ const startEditable = async (t: ExecutionContext, env: Record<string, string> = 
   /** Asks; resolves with the host's own copy of the question once fae's answer to it is in. */
   const ask = async (text: string) => {
     await E(started.host).send('fae', [text], [], []);
-    t.true(await eventually(async () => (await answers()).includes(`re: ${text}`)));
+    t.true(await until(async () => (await answers()).includes(`re: ${text}`)));
     const mine = (await hostInbox()).find(m => !isFae(m) && messageText(m) === text);
     if (mine === undefined) throw Error(`the host has no copy of ${text}`);
     return mine;
@@ -62,11 +54,11 @@ test('an edit of an answered message gets a new answer, in place of the old one'
   const question = await world.ask('what is two and two');
   if (!canEdit) {
     // No edits here: the answered message is dismissed as ever.
-    t.true(await eventually(async () => !(await world.inFaeInbox('what is two and two'))));
+    t.true(await until(async () => !(await world.inFaeInbox('what is two and two'))));
     return;
   }
   await world.edit(question, 'what is three and three');
-  t.true(await eventually(async () => (await world.answers()).includes('re: what is three and three')));
+  t.true(await until(async () => (await world.answers()).includes('re: what is three and three')));
   // One answer for the question, now answering its edited text.
   t.deepEqual(await world.answers(), ['re: what is three and three']);
   const last = world.llm.requests.at(-1);
@@ -90,7 +82,7 @@ test('past FAE_EDITABLE_TURNS in a thread the oldest answered message is dismiss
   const world = await startEditable(t, { FAE_EDITABLE_TURNS: '1', FAE_EDITABLE_MS: canEdit ? '600000' : '1' });
   const first = await world.ask('first');
   await world.ask('second');
-  t.true(await eventually(async () => !(await world.inFaeInbox('first'))));
+  t.true(await until(async () => !(await world.inFaeInbox('first'))));
   // Dismissed by fae: the daemon refuses its sender's edit.
   await t.throwsAsync(() => world.edit(first, 'first, edited'));
   if (!canEdit) return;
@@ -98,7 +90,7 @@ test('past FAE_EDITABLE_TURNS in a thread the oldest answered message is dismiss
 
   const timed = await startEditable(t, { FAE_EDITABLE_MS: '50' });
   await timed.ask('short-lived');
-  t.true(await eventually(async () => !(await timed.inFaeInbox('short-lived'))));
+  t.true(await until(async () => !(await timed.inFaeInbox('short-lived'))));
 });
 
 test('an edit of a message whose answer came as a progress reply replaces that reply in place', async t => {
@@ -123,14 +115,14 @@ test('an edit of a message whose answer came as a progress reply replaces that r
   const hostInbox = async (): Promise<MessageRecord[]> => E(started.host).listMessages();
   const answers = async () => (await hostInbox()).filter(m => isFae(m) && !messageText(m).startsWith(READY)).map(messageText);
   await E(started.host).send('fae', ['a slow question'], [], []);
-  t.true(await eventually(async () => (await answers()).some(text => text.startsWith('Working on it'))));
+  t.true(await until(async () => (await answers()).some(text => text.startsWith('Working on it'))));
   seen.resolve();
-  t.true(await eventually(async () => (await answers()).includes('re: a slow question')));
-  await eventually(async () => started.logs.some(line => line.includes('message-done')));
+  t.true(await until(async () => (await answers()).includes('re: a slow question')));
+  await until(async () => started.logs.some(line => line.includes('message-done')));
   if (!canEdit) return;
   const question = (await hostInbox()).find(m => !isFae(m) && messageText(m) === 'a slow question');
   await E(started.host).editMessage(question!.number, ['a slow question, edited'], [], [], { done: true });
-  t.true(await eventually(async () => (await answers()).includes('re: a slow question, edited')));
+  t.true(await until(async () => (await answers()).includes('re: a slow question, edited')));
   t.deepEqual(await answers(), ['re: a slow question, edited']);
   t.false(started.logs.some(line => line.includes('progress-failed')));
 });

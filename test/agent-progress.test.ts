@@ -12,19 +12,11 @@ import { startFaeInDaemon } from './support/fae-harness.js';
 import { makeScriptedProvider, type ScriptedReply } from './support/scripted-provider.js';
 import { dialect, messageText, type MessageRecord } from './support/daemon.js';
 import { WORKING } from '../src/agent/progress-reply.js';
+import { until } from './support/until.js';
 
 const READY = 'Fae agent ready.';
 const canEdit = dialect === 'aug';
 
-/** Polls `check` until it holds; false after `timeoutMs` (the machine may be busy: nothing here is timed). */
-const eventually = async (check: () => Promise<boolean>, timeoutMs = 30_000) => {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (await check()) return true;
-    await new Promise(resolve => setTimeout(resolve, 20));
-  }
-  return false;
-};
 
 const startWith = async (t: ExecutionContext, steps: ScriptedReply[], afterMs: number) => {
   t.timeout(120_000);
@@ -58,11 +50,11 @@ test('a slow turn shows its progress in one reply, which becomes the answer', as
   );
   await E(world.host).send('fae', ['a slow question'], [], []);
   const progress = `${WORKING} calling list`;
-  const showsProgress = await eventually(async () => (await world.shown()).includes(progress));
+  const showsProgress = await until(async () => (await world.shown()).includes(progress));
   t.true(showsProgress, JSON.stringify(await world.shown()) + world.logs.join('\n'));
   seen.resolve();
-  t.true(await eventually(async () => (await world.shown()).includes('Here is the answer.')), 'answer shown');
-  await eventually(async () => world.logs.some(line => line.includes('message-done')));
+  t.true(await until(async () => (await world.shown()).includes('Here is the answer.')), 'answer shown');
+  await until(async () => world.logs.some(line => line.includes('message-done')));
   if (canEdit) {
     // One message for the question: the progress reply, edited into the answer and marked done.
     const mine = await world.fromFae();
@@ -78,7 +70,7 @@ test('a slow turn shows its progress in one reply, which becomes the answer', as
 test('a fast turn gets its answer and no progress reply', async t => {
   const world = await startWith(t, [{ text: 'Quick answer.' }], 5000);
   await E(world.host).send('fae', ['a quick question'], [], []);
-  t.true(await eventually(async () => world.logs.some(line => line.includes('message-done'))));
+  t.true(await until(async () => world.logs.some(line => line.includes('message-done'))));
   t.deepEqual(await world.shown(), ['Quick answer.']);
   t.false(world.logs.some(line => line.includes('progress-posted')));
 });
@@ -99,9 +91,9 @@ test('a progress reply of a turn the model answered by a tool of its own says it
     50,
   );
   await E(world.host).send('fae', ['another question'], [], []);
-  t.true(await eventually(async () => (await world.shown()).includes(WORKING)));
+  t.true(await until(async () => (await world.shown()).includes(WORKING)));
   seen.resolve();
-  t.true(await eventually(async () => world.logs.some(line => line.includes('message-done'))));
+  t.true(await until(async () => world.logs.some(line => line.includes('message-done'))));
   const shown = await world.shown();
   t.true(shown.includes('Answered by reply.'));
   t.true(shown.includes(canEdit ? 'Done (answered in another message).' : WORKING));

@@ -9,20 +9,14 @@ import { makePromiseKit } from '@endo/promise-kit';
 import { dialect, makeLocalDaemon, messageText, specialNames, type MessageRecord } from './support/daemon.js';
 import { startLlmServer } from './support/llm-server.js';
 import type { Far } from './support/fae-harness.js';
+import { until } from './support/until.js';
 
 const agentUrl = new URL('../agent.js', import.meta.url).href;
 const READY = 'Fae agent ready.';
 const canEdit = dialect === 'aug';
+/** A generous bound: the machine may be busy (nothing here is timed). */
+const WAIT_MS = 60_000;
 
-/** Polls `check` until it holds; false after `timeoutMs` (nothing here is timed). */
-const eventually = async (check: () => Promise<boolean>, timeoutMs = 60_000) => {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (await check()) return true;
-    await new Promise(resolve => setTimeout(resolve, 20));
-  }
-  return false;
-};
 
 test('a model that stops streaming is given up on after LAL_STALL_MS, the progress reply showing what came and the wait', async t => {
   t.timeout(180_000);
@@ -49,12 +43,12 @@ test('a model that stops streaming is given up on after LAL_STALL_MS, the progre
   await E(host).send('fae', ['tell me something'], [], []);
   if (canEdit) {
     // The streamed half, then the wait, in the one progress reply.
-    t.true(await eventually(async () => (await shown()).some(text => text.includes('The answer begins'))));
-    t.true(await eventually(async () => (await shown()).some(text => text.includes('still waiting for the model'))));
+    t.true(await until(async () => (await shown()).some(text => text.includes('The answer begins')), WAIT_MS));
+    t.true(await until(async () => (await shown()).some(text => text.includes('still waiting for the model')), WAIT_MS));
   }
   await server.whenAbandoned(1);
   // Given up as a stall: the host is told so.
-  t.true(await eventually(async () => (await shown()).some(text => /went 3 s without sending anything/.test(text))));
+  t.true(await until(async () => (await shown()).some(text => /went 3 s without sending anything/.test(text)), WAIT_MS));
   const mine = await shown();
   t.is(mine.length, canEdit ? 1 : 2, JSON.stringify(mine));
 });
