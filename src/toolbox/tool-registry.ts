@@ -79,42 +79,17 @@ export interface ToolRegistry {
 
 const DEFAULT_TIMEOUT_MS = 10_000;
 
-export const makeToolRegistry = (
-  powers: Ref<GuestPowers>,
-  builtIns: ReadonlyMap<string, FaeTool>,
-  {
-    logger = silentLogger,
-    timeoutMs = DEFAULT_TIMEOUT_MS,
-    reported = new Set(),
-    discovery = 'follow',
-    openFollower = ref => makeFollowReader<NameChange>(ref as object),
-    retryMs = DEFAULT_RETRY_MS,
-    ownNames,
-  }: ToolRegistryOptions = {},
-): ToolRegistry => {
-  const reports = makeToolReports(logger, reported);
-  const list = () => discoverTools(powers, builtIns, { logger, timeoutMs, reported });
-
+/**
+ * What tools/ holds as far as the subscription told: pet name → entry,
+ * each read once per (name, formula id). `changed` is told of every change.
+ */
+const makeKnownTools = ({ logger, timeoutMs, changed }: { logger: Logger; timeoutMs: number; changed: () => void }) => {
   const entries = new Map<string, ToolEntry>();
-  let directory: unknown;
-  let following = false;
-  let stopped = discovery === 'list';
-  let snapshot: Promise<DiscoveredTools> | undefined;
-  // Why discovery lists now; logged once per stretch of listing.
-  let listingReason: string | undefined = 'not following tools/ yet';
-  let listingLogged = false;
-  const builtInSchemas = readBuiltIns(builtIns);
-  // Reported through the fallback; the turn itself needs no handler.
-  builtInSchemas.catch(() => {});
 
   const isCurrent = (entry: ToolEntry) => {
     const live = entries.get(entry.petName);
     if (live === entry) return 'current';
     return live === undefined ? 'removed' : 'replaced';
-  };
-
-  const changed = () => {
-    snapshot = undefined;
   };
 
   /** The name now points at `id` (undefined: unbound) in `from`. */
@@ -136,6 +111,40 @@ export const makeToolRegistry = (
       });
     }
   };
+  return { entries, isCurrent, learn };
+};
+
+export const makeToolRegistry = (
+  powers: Ref<GuestPowers>,
+  builtIns: ReadonlyMap<string, FaeTool>,
+  {
+    logger = silentLogger,
+    timeoutMs = DEFAULT_TIMEOUT_MS,
+    reported = new Set(),
+    discovery = 'follow',
+    openFollower = ref => makeFollowReader<NameChange>(ref as object),
+    retryMs = DEFAULT_RETRY_MS,
+    ownNames,
+  }: ToolRegistryOptions = {},
+): ToolRegistry => {
+  const reports = makeToolReports(logger, reported);
+  const list = () => discoverTools(powers, builtIns, { logger, timeoutMs, reported });
+
+  let directory: unknown;
+  let following = false;
+  let stopped = discovery === 'list';
+  let snapshot: Promise<DiscoveredTools> | undefined;
+  // Why discovery lists now; logged once per stretch of listing.
+  let listingReason: string | undefined = 'not following tools/ yet';
+  let listingLogged = false;
+  const builtInSchemas = readBuiltIns(builtIns);
+  // Reported through the fallback; the turn itself needs no handler.
+  builtInSchemas.catch(() => {});
+
+  const changed = () => {
+    snapshot = undefined;
+  };
+  const { entries, isCurrent, learn } = makeKnownTools({ logger, timeoutMs, changed });
 
   const follower = followToolsDirectory(powers, {
     openFollower,
