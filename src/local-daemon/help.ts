@@ -67,6 +67,11 @@ const newDocs = harden({
   maybeLookup: 'maybeLookup(nameOrPath) is lookup, but undefined when the first name is unbound.',
   listLocators: 'listLocators(...path) gives { name: locator } for the names.',
 });
+const formDocs = harden({
+  form: 'form(recipient, description, fields) mails a form: fields are { name, label, default?, secret?, pattern? }.',
+  submit: 'submit(number, values) answers a form in your inbox with a value message to its sender.',
+  sendValue: 'sendValue(number, nameOrPath) answers a message with a named value.',
+});
 const augDocs = harden({
   lookupByLocator: 'lookupByLocator(locator) gives the value of the formula a locator names.',
   editMessage: 'editMessage(number, strings, edgeNames, petNames, { done }?) revises a package you sent.',
@@ -84,6 +89,11 @@ export const docsFor = (
 ): Readonly<Record<string, string>> => {
   if (dialect === 'feb') return docs;
   const { write: _write, ...rest } = docs;
-  return harden({ ...rest, ...newDocs, ...(dialect === 'aug' && isAgent ? augDocs : {}) });
+  return harden({
+    ...rest,
+    ...newDocs,
+    ...(isAgent ? formDocs : {}),
+    ...(dialect === 'aug' && isAgent ? augDocs : {}),
+  });
 };
 harden(docsFor);

@@ -94,6 +94,9 @@ const makeInterfaces = (dialect: Dialect) => {
     send: M.call(NameOrPathShape, StringsShape, StringsShape, NamesOrPathsShape)
       .optional(MessageNumberShape)
       .returns(M.any()),
+    form: M.call(NameOrPathShape, M.string(), M.arrayOf(M.record())).returns(M.any()),
+    submit: M.call(MessageNumberShape, M.record()).returns(M.any()),
+    sendValue: M.call(MessageNumberShape, NameOrPathShape).returns(M.any()),
     ...(dialect === 'aug'
       ? {
           lookupByLocator: M.call(M.string()).returns(M.any()),

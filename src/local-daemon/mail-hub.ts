@@ -2,7 +2,8 @@
 // whose names are the current message numbers; each opens a read-only
 // message hub with FROM, TO, DATE, TYPE, MESSAGE, REPLY?, then
 // DESCRIPTION/PROMISE/RESOLVER for a request or STRINGS and the edge names
-// for a package (`@from`, `@to`, ... after February).
+// for a package (`@from`, `@to`, ... after February); after February also
+// `@description` for a form and `@value` for a value.
 import type { Hub, Kernel } from './kernel.js';
 import type { Mailbox, MessageRecord } from './mailbox-state.js';
 import { q } from '@endo/errors';
@@ -38,6 +39,10 @@ const messageEntries = (
     entries.push([field('DESCRIPTION'), { data: record.description }]);
     entries.push([field('PROMISE'), { id: record.promiseId as string }]);
     entries.push([field('RESOLVER'), { id: record.resolverId as string }]);
+  } else if (record.type === 'form') {
+    entries.push([field('DESCRIPTION'), { data: record.description }]);
+  } else if (record.type === 'value') {
+    entries.push([field('VALUE'), { id: record.valueId as string }]);
   } else {
     entries.push([field('STRINGS'), { data: record.strings }]);
     const names = record.names as string[];
@@ -89,7 +94,7 @@ export const makeMailHub = (
     lookup: (name: string) => {
       const record = find(name);
       if (record === undefined) throw unknownName(name);
-      if (record.type !== 'package' && record.type !== 'request') {
+      if (!['package', 'request', 'form', 'value'].includes(record.type)) {
         throw Error(`Message ${q(name)} is neither a package nor a request`);
       }
       return openMessage(record);

@@ -1,5 +1,6 @@
 // An agent's mail operations (spec §4.3): send, reply, adopt, dismiss,
-// request/resolve/reject, listMessages and followMessages.
+// request/resolve/reject, listMessages and followMessages; forms and
+// values on May and August (mail-forms.ts), edits on August (mail-edit.ts).
 import { q } from '@endo/errors';
 import { makePromiseKit } from '@endo/promise-kit';
 import type { AgentFormula, Kernel } from './kernel.js';
@@ -8,6 +9,7 @@ import type { Mailbox, MessageRecord, WireMessage } from './mailbox-state.js';
 import type { FollowOut } from './far-follower.js';
 import { makeExternalize, mapIterator } from './message-out.js';
 import { makeEditOps } from './mail-edit.js';
+import { makeFormOps } from './mail-forms.js';
 
 type NameOrPath = string | readonly string[];
 
@@ -113,6 +115,7 @@ export const makeMailOps = (
 
   return harden({
     ...(kernel.dialect === 'aug' ? makeEditOps(kernel, agent, names, externalize) : {}),
+    ...(isFeb ? {} : makeFormOps(kernel, agent, names, { dispatch, resolveRecipient, messageOf })),
     listMessages: async () => harden(mailbox.list().map(externalize)),
     followMessages: async () =>
       post.follow(
@@ -156,6 +159,11 @@ export const makeMailOps = (
       assertName(edgeName);
       const target = petNamePathFrom(nameOrPath);
       const record = messageOf(number);
+      if (record.type === 'value' && !isFeb) {
+        if (edgeName !== 'value') throw Error(`Value messages only have a "value" edge, not ${q(edgeName)}`);
+        await names.write(target, record.valueId as string);
+        return;
+      }
       if (record.type !== 'package') {
         throw Error(`Message must be a package ${isFeb ? '' : 'or value '}${q(number)}`);
       }

@@ -133,6 +133,7 @@ export const makeMailbox = (onChange: () => void, restoreReplyTo = true, keepRev
       record.from,
       record.to,
       ...(Array.isArray(record.ids) ? (record.ids as string[]) : []),
+      ...(typeof record.valueId === 'string' ? [record.valueId] : []),
     ]);
 
   const restore = () => {
