@@ -10,8 +10,8 @@ import { checkToolSchema } from './tool-schema.js';
 import { TOOLS_DIRECTORY } from './tools.js';
 import { withTimeout } from '../timeout.js';
 import type { Logger } from '../logging/log.js';
+import { isPetName } from '../daemon/pet-name.js';
 
-const PET_NAME = /^[a-z0-9][a-z0-9-]{0,127}$/;
 const FAE_TOOL_METHODS = ['schema', 'execute', 'help'];
 
 export interface IntroducedToolsOptions {
@@ -25,7 +25,7 @@ export const moveIntroducedTools = async (
   { probeTimeoutMs, logger }: IntroducedToolsOptions,
 ): Promise<readonly string[]> => {
   const names = await E(powers).list();
-  const candidates = names.filter(name => PET_NAME.test(name) && name !== TOOLS_DIRECTORY);
+  const candidates = names.filter(name => isPetName(name) && name !== TOOLS_DIRECTORY);
   const bounded = <T>(promise: Promise<T>, name: string) =>
     withTimeout(promise, probeTimeoutMs, () => `${q(name)} did not answer within ${probeTimeoutMs} ms`);
   const moved = await Promise.all(
