@@ -4,7 +4,8 @@
 import { createProvider } from './providers/index.js';
 import { startFae } from './src/agent/fae.js';
 import type { CapletContext, GuestPowers, Ref } from './src/daemon/endo-types.js';
-import { makeLogger } from './src/logging/log.js';
+import { logPrefixFor, makeLogger } from './src/logging/log.js';
+import { readFaeName } from './src/agent/config.js';
 import { makeEnvRedactor } from './src/logging/redact.js';
 
 export const make = (
@@ -14,7 +15,7 @@ export const make = (
 ) => {
   // What the provider has to tell (a server that cannot stream) goes to
   // the log as fae's own warnings do.
-  const logger = makeLogger({ redact: makeEnvRedactor(env) });
+  const logger = makeLogger({ redact: makeEnvRedactor(env), prefix: logPrefixFor(readFaeName(env)) });
   const provider = createProvider(env, { log: (event, fields) => logger.warn(event, fields) });
   return startFae(powers, context, { env, provider });
 };

@@ -19,6 +19,18 @@ test('fae announces itself to its host when it first starts, and says how to tal
   await daemon.stop();
 });
 
+test('a fae its host named otherwise (FAE_NAME) says its name when ready, and in its log lines, which a worker may share with other faes', async t => {
+  const llm = makeScriptedProvider();
+  const { nextFromFae, daemon, logs } = await startFaeInDaemon({ provider: llm.provider, env: { FAE_NAME: 'helper' } });
+  t.teardown(() => daemon.stop());
+  t.is(
+    messageText(await nextFromFae()),
+    'Fae agent ready. I am helper. Write to me here; mail me a tool as @name and I can adopt it and use it at once. /help lists what I answer myself.',
+  );
+  t.true(logs.length > 0);
+  t.true(logs.every(line => line.startsWith('[fae helper] ')), logs.join('\n'));
+});
+
 test('a full round trip: tool call, send, dismiss, plain answer', async t => {
   const llm = makeScriptedProvider([
     { toolCalls: [{ name: 'list', arguments: {} }] },

@@ -43,3 +43,20 @@ test('a fae offered mail only is offered exactly the mail built-ins, with the pr
   t.deepEqual([...request.toolNames].sort(), [...mail].sort());
   t.is(request.messages[0].content, systemPromptFor(['mail']));
 });
+
+test("the host's instructions (FAE_SYSTEM_PROMPT) follow the prompt of the built-ins offered, which stays whole", async t => {
+  const llm = makeScriptedProvider([{ text: 'Fine.' }, { text: 'Still fine.' }]);
+  const env = { FAE_BUILTINS: 'mail', FAE_SYSTEM_PROMPT: 'Sign every answer "helper".\n' };
+  const started = await startFaeInDaemon({ provider: llm.provider, env });
+  t.teardown(() => started.daemon.stop());
+  await started.nextFromFae();
+  await E(started.host).send('fae', ['hello'], [], []);
+  await started.nextFromFae();
+  await E(started.host).send('fae', ['hello again'], [], []);
+  await started.nextFromFae();
+  const expected = `${systemPromptFor(['mail'])}\n\n# Your host's instructions\nSign every answer "helper".`;
+  t.deepEqual(
+    llm.requests.map(request => request.messages[0].content),
+    [expected, expected],
+  );
+});

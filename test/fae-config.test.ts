@@ -1,8 +1,10 @@
 import test from 'ava';
-import { readFaeConfig } from '../src/agent/config.js';
+import { MAX_HOST_PROMPT_CHARS, readFaeConfig } from '../src/agent/config.js';
 
 test('defaults', t => {
   t.deepEqual(readFaeConfig({}), {
+    name: 'fae',
+    hostPrompt: undefined,
     maxIterations: 30,
     toolTimeoutMs: 60000,
     probeTimeoutMs: 5000,
@@ -55,5 +57,24 @@ test('bad values are clear errors', t => {
   });
   t.throws(() => readFaeConfig({ FAE_TOOL_DISCOVERY: 'poll' }), {
     message: 'FAE_TOOL_DISCOVERY must be follow or list, not "poll"',
+  });
+});
+
+test("FAE_NAME names this fae; it must be a pet name on every daemon", t => {
+  t.is(readFaeConfig({ FAE_NAME: ' helper ' }).name, 'helper');
+  t.is(readFaeConfig({ FAE_NAME: '' }).name, 'fae');
+  for (const bad of ['Helper', 'my helper', '@helper', 'a.b', '-x', 'x'.repeat(129)]) {
+    t.throws(() => readFaeConfig({ FAE_NAME: bad }), {
+      message: `FAE_NAME must be a pet name (lowercase letters, digits and "-", beginning with a letter or digit), not ${JSON.stringify(bad)}`,
+    });
+  }
+});
+
+test("FAE_SYSTEM_PROMPT is the host's text without the blank lines around it, bounded", t => {
+  t.is(readFaeConfig({ FAE_SYSTEM_PROMPT: '\n  Answer in French.\n\n' }).hostPrompt, 'Answer in French.');
+  t.is(readFaeConfig({ FAE_SYSTEM_PROMPT: ' \n ' }).hostPrompt, undefined);
+  t.is(readFaeConfig({ FAE_SYSTEM_PROMPT: 'x'.repeat(MAX_HOST_PROMPT_CHARS) }).hostPrompt?.length, MAX_HOST_PROMPT_CHARS);
+  t.throws(() => readFaeConfig({ FAE_SYSTEM_PROMPT: 'x'.repeat(MAX_HOST_PROMPT_CHARS + 1) }), {
+    message: `FAE_SYSTEM_PROMPT is ${MAX_HOST_PROMPT_CHARS + 1} characters long; fae takes at most ${MAX_HOST_PROMPT_CHARS}, as it goes with every model call: shorten it`,
   });
 });

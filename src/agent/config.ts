@@ -5,8 +5,20 @@ import { BUILT_IN_GROUP_NAMES, type BuiltInGroup } from '../toolbox/built-in-too
 import { q } from '@endo/errors';
 import { HELD_LIMIT } from '../conversations/held.js';
 import { readPrices, type Prices } from '../usage/prices.js';
+import { isPetName } from '../daemon/pet-name.js';
 
 export interface FaeConfig {
+  /**
+   * The host's name for this fae (FAE_NAME): the guest the setup scripts
+   * made for it. Said in its ready message and log lines, so a host with
+   * several faes can tell them apart.
+   */
+  readonly name: string;
+  /**
+   * The host's own instructions (FAE_SYSTEM_PROMPT), which follow fae's in
+   * its system prompt; undefined for none.
+   */
+  readonly hostPrompt: string | undefined;
   /** Model calls allowed for one incoming message (FAE_MAX_ITERATIONS). */
   readonly maxIterations: number;
   /** Upper bound on one tool call, in ms (FAE_TOOL_TIMEOUT_MS). */
@@ -90,6 +102,13 @@ export const DEFAULT_CONCURRENT_TURNS = 4;
 export const DEFAULT_PROGRESS_AFTER_MS = 1500;
 export const DEFAULT_EDITABLE_TURNS = 2;
 export const DEFAULT_EDITABLE_MS = 10 * 60_000;
+export const DEFAULT_FAE_NAME = 'fae';
+/**
+ * The longest FAE_SYSTEM_PROMPT, in characters (some 4,000 tokens): it
+ * goes with every request, so it is paid for on every model call and
+ * takes room from the conversation within FAE_CONTEXT_TOKENS.
+ */
+export const MAX_HOST_PROMPT_CHARS = 16_000;
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -150,8 +169,38 @@ const readToolDiscovery = (env: Env): 'follow' | 'list' => {
   throw Error(`FAE_TOOL_DISCOVERY must be follow or list, not ${q(env.FAE_TOOL_DISCOVERY)}`);
 };
 
+/** FAE_NAME: a pet name on every daemon generation; `fae` when unset. */
+export const readFaeName = (env: Env): string => {
+  const name = env.FAE_NAME?.trim() || DEFAULT_FAE_NAME;
+  if (!isPetName(name)) {
+    throw Error(
+      `FAE_NAME must be a pet name (lowercase letters, digits and "-", beginning with a letter or digit), not ${q(env.FAE_NAME)}`,
+    );
+  }
+  return name;
+};
+harden(readFaeName);
+
+/** The length of a host prompt as an error tells it, or undefined when it is not too long. */
+export const hostPromptExcess = (text: string): string | undefined =>
+  text.length > MAX_HOST_PROMPT_CHARS
+    ? `${text.length} characters long; fae takes at most ${MAX_HOST_PROMPT_CHARS}, as it goes with every model call: shorten it`
+    : undefined;
+harden(hostPromptExcess);
+
+/** FAE_SYSTEM_PROMPT, without the blank lines around it; undefined when unset or blank. */
+const readHostPrompt = (env: Env): string | undefined => {
+  const text = env.FAE_SYSTEM_PROMPT?.trim();
+  if (!text) return undefined;
+  const excess = hostPromptExcess(text);
+  if (excess !== undefined) throw Error(`FAE_SYSTEM_PROMPT is ${excess}`);
+  return text;
+};
+
 export const readFaeConfig = (env: Env): FaeConfig =>
   harden({
+    name: readFaeName(env),
+    hostPrompt: readHostPrompt(env),
     maxIterations: readPositiveInteger(env, 'FAE_MAX_ITERATIONS', DEFAULT_MAX_ITERATIONS),
     toolTimeoutMs: readPositiveInteger(env, 'FAE_TOOL_TIMEOUT_MS', DEFAULT_TOOL_TIMEOUT_MS),
     probeTimeoutMs: readPositiveInteger(env, 'FAE_PROBE_TIMEOUT_MS', DEFAULT_PROBE_TIMEOUT_MS),

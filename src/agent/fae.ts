@@ -14,15 +14,15 @@ import type { CapletContext, GuestPowers, MessageRecord, Ref } from '../daemon/e
 import type { DaemonAdapter, InboxMessage } from '../daemon/adapter.js';
 import { makeDaemonAdapter } from '../daemon/adapter.js';
 import { formulaIdOf } from '../daemon/dialect.js';
-import { readFaeConfig, type FaeConfig } from './config.js';
+import { DEFAULT_FAE_NAME, readFaeConfig, type FaeConfig } from './config.js';
 import { makeEnvRedactor, type Redact } from '../logging/redact.js';
 import { redactOutgoingMail } from '../daemon/redacted-mail.js';
-import { makeLogger, type Logger } from '../logging/log.js';
+import { logPrefixFor, makeLogger, type Logger } from '../logging/log.js';
 import { builtInsOf, makeBuiltInTools, type BuiltIns } from '../toolbox/built-in-tools.js';
 import { makeToolRegistry, type ToolRegistry } from '../toolbox/tool-registry.js';
 import { provideToolsDirectory } from '../toolbox/tools-directory.js';
 import { moveIntroducedTools } from '../toolbox/introduced-tools.js';
-import { systemPromptFor } from './system-prompt.js';
+import { systemPromptWith } from './system-prompt.js';
 import { makeConversations, type Conversations } from '../conversations/conversations.js';
 import { CONVERSATIONS_DIRECTORY } from '../conversations/store.js';
 import { followInbox } from './inbox.js';
@@ -65,6 +65,14 @@ export const READY_TEXT = 'Fae agent ready.';
 
 /** What fae says to its host on its first start: ready, then how to talk to it. */
 export const READY_MESSAGE = `${READY_TEXT} Write to me here; mail me a tool as @name and I can adopt it and use it at once. /help lists what I answer myself.`;
+
+/**
+ * The ready message of the fae named `name` (FAE_NAME): a fae of another
+ * name than `fae` says which it is, since its host may keep several.
+ */
+export const readyMessageFor = (name: string) =>
+  name === DEFAULT_FAE_NAME ? READY_MESSAGE : READY_MESSAGE.replace(`${READY_TEXT} `, `${READY_TEXT} I am ${name}. `);
+harden(readyMessageFor);
 
 const FaeInterface = M.interface('Fae', {
   help: M.call().optional(M.string()).returns(M.string()),
@@ -156,7 +164,7 @@ const conversationsOf = (
   makeConversations(powers, {
     provider,
     limits: config,
-    systemPrompt: systemPromptFor(config.builtIns),
+    systemPrompt: systemPromptWith(config.builtIns, config.hostPrompt),
     redact,
     logger,
     onUsage: (spent, correspondent) => {
@@ -271,7 +279,7 @@ export const startFae = (
 ) => {
   const config = readFaeConfig(env);
   const redact = makeEnvRedactor(env);
-  const logger = makeLogger({ redact, debug: config.debug, write });
+  const logger = makeLogger({ redact, debug: config.debug, write, prefix: logPrefixFor(config.name) });
   // fae holds only this view of its powers: every text it mails, whoever
   // sends it, passes the redactor on the way out.
   const powers = redactOutgoingMail(guestPowers, redact);
@@ -344,7 +352,7 @@ export const startFae = (
     }
     // Only the first start announces itself; a restart is silent.
     if (firstStart) {
-      await bestEffort(logger, 'announce-ready', () => daemon.send(daemon.names.host, [READY_MESSAGE]), undefined);
+      await bestEffort(logger, 'announce-ready', () => daemon.send(daemon.names.host, [readyMessageFor(config.name)]), undefined);
     }
     state = 'running';
     started.resolve();

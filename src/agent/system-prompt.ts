@@ -64,3 +64,18 @@ export const systemPromptFor = (groups: readonly BuiltInGroup[]): string => {
   return sections.join('\n\n');
 };
 harden(systemPromptFor);
+
+/** Where the host's own instructions (FAE_SYSTEM_PROMPT) begin, after fae's. */
+export const HOST_PROMPT_HEADING = "# Your host's instructions";
+
+/**
+ * The whole system prompt: fae's standing instructions for the built-ins
+ * offered, then the host's own, if any. The host's text follows fae's and
+ * changes none of it, so the rules for fae's tools stay. Made once, when
+ * fae starts, so every request carries it byte for byte (prompt caching).
+ */
+export const systemPromptWith = (groups: readonly BuiltInGroup[], hostPrompt: string | undefined): string => {
+  const own = systemPromptFor(groups);
+  return hostPrompt === undefined ? own : `${own}\n\n${HOST_PROMPT_HEADING}\n${hostPrompt}`;
+};
+harden(systemPromptWith);

@@ -27,6 +27,14 @@ export interface LoggerOptions {
 
 const MAX_FIELD_LENGTH = 200;
 
+/**
+ * The prefix of a fae's log lines: `[fae]`, or `[fae helper]` for the fae
+ * its host named helper (FAE_NAME). Faes of one host share the host's main
+ * worker, and so its log.
+ */
+export const logPrefixFor = (name: string) => (name === 'fae' ? '[fae]' : `[fae ${name}]`);
+harden(logPrefixFor);
+
 const renderValue = (value: unknown): string => {
   let text: string;
   if (typeof value === 'string') {
