@@ -147,7 +147,7 @@ test("fae's guest without its powers stops setup-with-tools before any tool is m
   const watched = await forwardingHost(host);
   await t.throwsAsync(setupWithTools(watched.host, llm.env()), {
     message:
-      '"fae" exists but "profile-for-fae" does not, so fae\'s powers cannot be found; remove "fae" (or use a fresh daemon) and run this again',
+      '"fae" exists but "profile-for-fae" does not, so its powers cannot be found; remove "fae" (or use a fresh daemon) and run this again',
   });
   t.deepEqual(watched.changes(), []);
   t.false(await E(host).has('greet-tool'));

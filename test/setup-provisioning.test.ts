@@ -63,7 +63,7 @@ test('every setting the README documents reaches fae, but those the scripts read
   const table = readme.slice(readme.indexOf('## Configuration'), readme.indexOf('## How fae works'));
   const documented = [...table.matchAll(/^\| `((?:LAL|FAE)_[A-Z_]+)`/gm)].map(match => match[1]);
   t.true(documented.length > 20);
-  const readByScripts = ['LAL_AUTH_TOKEN_FILE', 'FAE_CWD'];
+  const readByScripts = ['LAL_AUTH_TOKEN_FILE', 'FAE_SYSTEM_PROMPT_FILE', 'FAE_CWD'];
   t.deepEqual(
     documented.filter(name => !readByScripts.includes(name) && !FAE_ENV_NAMES.includes(name)),
     [],

@@ -11,8 +11,9 @@ import { main, setupReplace } from '../setup-replace.js';
 import { setup } from '../setup.js';
 import { setupWithTools } from '../setup-with-tools.js';
 import { builtModuleUrl } from '../src/provisioning/provisioning.js';
-import { dialect, messageText, nextMessage, fromSelf, specialNames } from './support/daemon.js';
-import type { LlmServer, RecordedRequest } from './support/llm-server.js';
+import { dialect, specialNames } from './support/daemon.js';
+import type { LlmServer } from './support/llm-server.js';
+import { answerByWord, countFrom, waitFor } from './support/host-mail.js';
 import { startDaemonWithLlms } from './support/daemon-with-llms.js';
 
 // `any`: the daemon's objects are remote references.
@@ -27,33 +28,6 @@ const pinLabel = () => `${specialNames.pins}${dialect === 'feb' ? '.' : '/'}cont
 const start = async (t: Parameters<typeof startDaemonWithLlms>[0]) => {
   const { daemon, llms, host } = await startDaemonWithLlms(t, ['openai', 'openai']);
   return { daemon, oldLlm: llms[0], newLlm: llms[1], host };
-};
-
-/** The text of the last user turn of a chat request. */
-const lastUserText = (request: RecordedRequest): string => {
-  const users = (request.body.messages as { role: string; content: unknown }[]).filter(m => m.role === 'user');
-  return JSON.stringify(users.at(-1)?.content ?? '');
-};
-
-/** Every model call is answered "<model> answers <word>" for the word it was asked. */
-const answerByWord = (llm: LlmServer, model: string) =>
-  llm.otherwise(request => {
-    const word = /\b(first|second|third)\b/.exec(lastUserText(request))?.[1] ?? 'something';
-    return { text: `${model} answers ${word}` };
-  });
-
-/** The next message from others that starts with `text` (the ready message says more after its first words). */
-const waitFor = async (host: Far, text: string) => {
-  const notOwn = fromSelf(host);
-  return nextMessage(host, async record => (await notOwn(record)) && messageText(record).startsWith(text));
-};
-
-/** How many messages starting with this text reached the host from others. */
-const countFrom = async (host: Far, text: string) => {
-  const notOwn = fromSelf(host);
-  const records = (await E(host).listMessages()) as Far[];
-  const matches = await Promise.all(records.map(async r => (await notOwn(r)) && messageText(r).startsWith(text)));
-  return matches.filter(Boolean).length;
 };
 
 /** After a restart: two messages, each answered once, by the new model only. */

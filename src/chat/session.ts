@@ -18,9 +18,6 @@ import { followMail, type Shown } from './mail-feed.js';
 import { followRunningFae, type FaeEvent } from './fae-follower.js';
 import {
   EXAMPLE_TOOLS,
-  FAE_AGENT_NAME,
-  FAE_CONTROLLER_NAME,
-  FAE_GUEST_NAME,
   FS_TOOLS,
   type FaeSetupConfig,
   type ToolCaplet,
@@ -92,15 +89,16 @@ export const startChatSession = async ({
 
   // The host is read once, as a setup script does; its dialect gives the
   // special names the lookups below use.
-  const state = await inspectHost(host);
+  const state = await inspectHost(host, config.names);
   const { names } = state;
+  const { guest, agent, controller } = config.names;
   await Promise.all([
     provideToolCaplets(host, EXAMPLE_TOOLS, {}, state),
     provideToolCaplets(host, FS_TOOLS, harden({ FAE_CWD: root }), state),
   ]);
   await provideFae(host, config, [], state);
   // Followed once started (startFae waits for that), until it is replaced or stopped.
-  const fae = followRunningFae(() => E(host).lookup(FAE_CONTROLLER_NAME), {
+  const fae = followRunningFae(() => E(host).lookup(controller), {
     onEvent: onFaeEvent,
     onEnd: () => onFaeNews(),
   });
@@ -109,7 +107,7 @@ export const startChatSession = async ({
   // The host's own adapter: the daemon's generation stays behind it.
   const [hostDaemon, faeId] = (await Promise.all([
     makeDaemonAdapter(host),
-    E(host).identify(FAE_GUEST_NAME),
+    E(host).identify(guest),
   ])) as [Awaited<ReturnType<typeof makeDaemonAdapter>>, string];
   const { selfId } = hostDaemon;
 
@@ -117,7 +115,7 @@ export const startChatSession = async ({
   const nameOf = async (idOrLocator: string): Promise<string> => {
     const id = formulaIdOf(idOrLocator) ?? idOrLocator;
     if (id === selfId) return 'you';
-    if (id === faeId) return FAE_GUEST_NAME;
+    if (id === faeId) return guest;
     const petNames = await hostDaemon.senderNames(idOrLocator).catch(() => []);
     return petNames[0] ?? 'someone';
   };
@@ -140,7 +138,7 @@ export const startChatSession = async ({
   const sendToFae = async (strings: string[], edgeNames: string[], petNames: string[]) => {
     const failed = pending.sending();
     try {
-      await E(host).send(FAE_GUEST_NAME, harden(strings), harden(edgeNames), harden(petNames));
+      await E(host).send(guest, harden(strings), harden(edgeNames), harden(petNames));
     } catch (error) {
       failed();
       throw error;
@@ -180,8 +178,8 @@ export const startChatSession = async ({
     /** fae's pet names, and the names in its tools/ directory. */
     names: async () => {
       const [top, tools] = (await Promise.all([
-        E(host).list(FAE_AGENT_NAME),
-        E(host).list(FAE_AGENT_NAME, 'tools').catch(() => []),
+        E(host).list(agent),
+        E(host).list(agent, 'tools').catch(() => []),
       ])) as [string[], string[]];
       return harden({ names: top, tools });
     },
@@ -196,10 +194,10 @@ export const startChatSession = async ({
       await fae.unfollow();
       // Unpinned before it is cancelled, as setup-replace does: a pinned
       // fae that is cancelled is revived.
-      await retireFae(host, await inspectHost(host));
-      await E(E(host).lookup(FAE_AGENT_NAME)).dismissAll();
+      await retireFae(host, await inspectHost(host, config.names));
+      await E(E(host).lookup(agent)).dismissAll();
       // Its stored conversations go too (src/conversations/), or the new fae would resume them.
-      await E(host).remove(FAE_AGENT_NAME, CONVERSATIONS_DIRECTORY).catch(() => {});
+      await E(host).remove(agent, CONVERSATIONS_DIRECTORY).catch(() => {});
       pending.clear();
       await startFae(host, config, names);
       await fae.follow();
@@ -218,7 +216,7 @@ export const startChatSession = async ({
     stop: async () => {
       stopping = true;
       await fae.unfollow();
-      await E(host).cancel(FAE_CONTROLLER_NAME).catch(() => {});
+      await E(host).cancel(controller).catch(() => {});
       await daemon.stop();
     },
   });

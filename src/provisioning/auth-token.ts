@@ -7,11 +7,11 @@
 // process.env) still works, but outlives the run: npm echoes the command
 // and keeps it in its debug log, a shell keeps it in its history. The
 // script says so, without the token, and points at LAL_AUTH_TOKEN_FILE.
-import fs from 'node:fs';
 import path from 'node:path';
 import process from 'node:process';
 import { q } from '@endo/errors';
 import { type Env, invocationDirectory } from './provisioning.js';
+import { readSettingFile } from './setting-file.js';
 
 const TOKEN = 'LAL_AUTH_TOKEN';
 const TOKEN_FILE = 'LAL_AUTH_TOKEN_FILE';
@@ -62,20 +62,8 @@ const whereItWasWritten = (env: Env) => {
 
 /** Reads the token from `file`: a clear error, never its content, when it cannot. */
 const readTokenFile = (file: string, cwd: string): string => {
-  const where = path.resolve(cwd, file);
+  const { where, text } = readSettingFile(TOKEN_FILE, file, cwd, 'your API key');
   const named = `${TOKEN_FILE} names ${q(where)}`;
-  let text: string;
-  try {
-    text = fs.readFileSync(where, 'utf8');
-  } catch (error) {
-    const code = (error as { code?: unknown }).code;
-    if (code === 'ENOENT') {
-      throw Error(`${named}, which does not exist; write your API key into that file, or set ${TOKEN_FILE} to the file that holds it`);
-    }
-    throw Error(
-      `${named}, which cannot be read (${typeof code === 'string' ? code : 'unknown error'}); it must be a file you can read that holds your API key`,
-    );
-  }
   const token = text.trim();
   if (token === '') {
     throw Error(`${named}, which is empty; write your API key into it, alone on one line`);

@@ -1,5 +1,6 @@
-// fae's guest and controller on a host: provided once, replaced with new
-// settings, and pinned so the daemon revives it.
+// A fae's guest and controller on a host: provided once, replaced with new
+// settings, and pinned so the daemon revives it. Everything here acts on
+// the fae FAE_NAME names (fae-names.ts) and leaves any other alone.
 //
 // The pin is a second name for the controller's formula in the host's pins
 // directory, and the daemon provides every pinned formula again when it
@@ -7,21 +8,16 @@
 // cancelled pinned fae comes back). Cancelling a pinned fae therefore does
 // not stop it for long, and removing the name `controller-for-fae` leaves it
 // running under the pin. So a fae is always unpinned BEFORE it is cancelled,
-// and a pin that holds another formula than `controller-for-fae` is a
-// second fae, which answers every message again: setup removes it.
+// and a pin `controller-for-fae` that holds another formula than the name
+// `controller-for-fae` is a second fae, which answers every message again:
+// setup removes it.
 import { E } from '@endo/far';
 import { q } from '@endo/errors';
 import type { SpecialNames } from '../daemon/dialect.js';
 import { withTimeout } from '../timeout.js';
-import {
-  FAE_AGENT_NAME,
-  FAE_CONTROLLER_NAME,
-  FAE_GUEST_NAME,
-  type FaeSetupConfig,
-  type HostRef,
-  builtModuleUrl,
-} from './provisioning.js';
+import { type FaeSetupConfig, type HostRef, builtModuleUrl } from './provisioning.js';
 import { type HostState, inspectHost } from './host-state.js';
+import { DEFAULT_FAE_NAMES, type FaeNames } from './fae-names.js';
 
 /** How long setup waits for fae's first start before pinning it anyway. */
 const START_WAIT_MS = 30_000;
@@ -31,103 +27,138 @@ interface FaeController {
   whenStarted(): Promise<unknown>;
 }
 
-const pinPath = (names: SpecialNames) => harden([names.pins, FAE_CONTROLLER_NAME]);
+const pinPath = (names: SpecialNames, fae: FaeNames) => harden([names.pins, fae.controller]);
 
 /** How the report names the pin (the CLI's path syntax of the generation). */
 const pinLabel = (state: HostState) =>
-  `${state.names.pins}${state.dialect === 'feb' ? '.' : '/'}${FAE_CONTROLLER_NAME}`;
+  `${state.names.pins}${state.dialect === 'feb' ? '.' : '/'}${state.fae.controller}`;
+
+/** How the user runs `script` for this fae: the name is given unless it is the default. */
+const commandFor = (script: string, fae: FaeNames) =>
+  fae.guest === DEFAULT_FAE_NAMES.guest ? `npm run ${script}` : `npm run ${script} -- -E FAE_NAME=${fae.guest}`;
 
 /**
- * Unpins a pin that holds another formula than `controller-for-fae`. With
+ * Unpins a pin that holds another formula than the fae's controller. With
  * the pin gone nothing names that formula, so the daemon collects it and
  * cancels the fae it runs; it is not looked up (that would start it).
  */
 const removeStalePin = async (host: HostRef, state: HostState): Promise<string[]> => {
   if (state.pinnedId === undefined || state.pinnedId === state.controllerId) return [];
-  await E(host).remove(...pinPath(state.names));
+  await E(host).remove(...pinPath(state.names, state.fae));
+  const { controller } = state.fae;
   const which =
     state.controllerId === undefined
-      ? `a fae whose name ${FAE_CONTROLLER_NAME} had been removed`
-      : `another fae than ${FAE_CONTROLLER_NAME}`;
+      ? `a fae whose name ${controller} had been removed`
+      : `another fae than ${controller}`;
   return [
     `${pinLabel(state)}: held ${which}, still running with its old settings and answering every message a second time; unpinned it, so the daemon stops it`,
   ];
 };
 
 /**
- * Stops the running fae for good, keeping its guest (directory, tools,
- * mail): unpins whatever is pinned as `controller-for-fae`, then cancels
- * and removes the controller. Unpinning first matters: a pinned fae that is
- * cancelled is revived.
+ * Stops the running fae (the one `state` was inspected for) for good,
+ * keeping its guest (directory, tools, mail): unpins whatever is pinned
+ * under its controller's name, then cancels and removes the controller.
+ * Unpinning first matters: a pinned fae that is cancelled is revived.
  */
 export const retireFae = async (host: HostRef, state: HostState): Promise<string[]> => {
   const lines = await removeStalePin(host, state);
   if (state.controllerId === undefined) return lines;
+  const { controller } = state.fae;
   // Sequential on purpose: each step must land before the next.
   if (state.pinnedId === state.controllerId) {
-    await E(host).remove(...pinPath(state.names));
+    await E(host).remove(...pinPath(state.names, state.fae));
   }
-  await E(host).cancel(FAE_CONTROLLER_NAME);
-  await E(host).remove(FAE_CONTROLLER_NAME);
-  lines.push(`${FAE_CONTROLLER_NAME}: the running fae was unpinned, cancelled and removed`);
+  await E(host).cancel(controller);
+  await E(host).remove(controller);
+  lines.push(`${controller}: the running fae was unpinned, cancelled and removed`);
   return lines;
 };
 harden(retireFae);
 
-/** Waits (bounded) for fae's first start, then pins it. */
-const pinFae = async (host: HostRef, names: SpecialNames): Promise<string> => {
+/** Waits (bounded) for the fae's first start, then pins it. */
+const pinFae = async (host: HostRef, names: SpecialNames, fae: FaeNames): Promise<string> => {
   // Wait for fae's first start to finish first: the upstream daemon can
   // collect a directory being made (fae's tools/) when another call's
   // collection pass lands in the middle, and this copy is such a call.
   await withTimeout(
-    E(E(host).lookup(FAE_CONTROLLER_NAME) as Promise<FaeController>).whenStarted(),
+    E(E(host).lookup(fae.controller) as Promise<FaeController>).whenStarted(),
     START_WAIT_MS,
     () => 'fae did not finish starting',
   ).catch(() => {});
   // The daemon revives what the pins directory holds when it starts;
   // without this, fae would stay asleep after `endo restart` until someone
   // looked it up.
-  await E(host).copy([FAE_CONTROLLER_NAME], pinPath(names));
-  return `${FAE_CONTROLLER_NAME}: pinned, so fae starts again with the daemon`;
+  await E(host).copy([fae.controller], pinPath(names, fae));
+  return `${fae.controller}: pinned, so ${fae.guest} starts again with the daemon`;
 };
 
-/** Starts fae's caplet with `config` under `controller-for-fae`, and pins it. */
+/** Starts the caplet of the fae `config` names (`controller-for-fae`), with its settings, and pins it. */
 export const startFae = async (
   host: HostRef,
   config: FaeSetupConfig,
   names: SpecialNames,
 ): Promise<string[]> => {
+  const fae = config.names;
   const agentUrl = builtModuleUrl('agent.js');
   await E(host).makeUnconfined(names.main, agentUrl, {
-    powersName: FAE_AGENT_NAME,
-    resultName: FAE_CONTROLLER_NAME,
+    powersName: fae.agent,
+    resultName: fae.controller,
     env: config.env,
   });
-  const started = `${FAE_CONTROLLER_NAME}: fae started with ${config.summary}`;
-  return [started, await pinFae(host, names)];
+  const started = `${fae.controller}: ${fae.guest} started with ${config.summary}`;
+  return [started, await pinFae(host, names, fae)];
 };
 harden(startFae);
 
 /**
- * Throws, before anything is made, when fae's guest exists without its
+ * Throws, before anything is made, when the fae's guest exists without its
  * powers: makeUnconfined with an unbound powersName would quietly make a
- * new, empty guest for fae instead of using this one.
+ * new, empty guest for it instead of using this one.
  */
 export const checkFaeGuest = (state: HostState) => {
-  if (state.bound.has(FAE_GUEST_NAME) && !state.bound.has(FAE_AGENT_NAME)) {
+  const { guest, agent } = state.fae;
+  if (state.bound.has(guest) && !state.bound.has(agent)) {
     throw Error(
-      `${q(FAE_GUEST_NAME)} exists but ${q(FAE_AGENT_NAME)} does not, so fae's powers cannot be found; remove ${q(FAE_GUEST_NAME)} (or use a fresh daemon) and run this again`,
+      `${q(guest)} exists but ${q(agent)} does not, so its powers cannot be found; remove ${q(guest)} (or use a fresh daemon) and run this again`,
     );
   }
 };
 harden(checkFaeGuest);
 
+/** The host as inspected for the fae `config` names: `state` when the script has read it already. */
+const inspectedFor = async (host: HostRef, config: FaeSetupConfig, state?: HostState) => {
+  if (state === undefined) return inspectHost(host, config.names);
+  if (state.fae.guest !== config.names.guest) {
+    throw Error(`the host was inspected for ${q(state.fae.guest)}, not for ${q(config.names.guest)}`);
+  }
+  return state;
+};
+
+/** Makes the fae's guest, with `introduced` host names, unless its name is bound. */
+const provideGuest = async (host: HostRef, state: HostState, introduced: readonly string[]): Promise<string[]> => {
+  const { guest, agent } = state.fae;
+  if (state.bound.has(guest)) {
+    const line = `${guest}: guest already present, left as it is`;
+    if (introduced.length === 0) return [line];
+    return [
+      line,
+      `  (so ${introduced.join(', ')} were not introduced to it; send them to ${guest} in a message for it to adopt)`,
+    ];
+  }
+  const introducedNames = Object.fromEntries(introduced.map(name => [name, name]));
+  await E(host).provideGuest(guest, { introducedNames: harden(introducedNames), agentName: agent });
+  const withTools = introduced.length > 0 ? `, introduced to ${introduced.join(', ')}` : '';
+  return [`${guest}: guest created (powers ${agent}${withTools})`];
+};
+
 /**
- * Provisions fae: the guest (with `introduced` host names given to it under
- * the same names, which fae moves into its tools/ directory at startup) and
- * the caplet running agent.js with the guest's powers, pinned. Each part is
- * made only if its name is unbound; a pin on another fae is removed.
- * `state` is the host as inspected before the script created anything.
+ * Provisions the fae `config` names: the guest (with `introduced` host
+ * names given to it under the same names, which fae moves into its tools/
+ * directory at startup) and the caplet running agent.js with the guest's
+ * powers, pinned. Each part is made only if its name is unbound; a pin on
+ * another fae under the controller's name is removed. `state` is the host
+ * as inspected (for this fae) before the script created anything.
  * Returns report lines.
  */
 export const provideFae = async (
@@ -138,38 +169,22 @@ export const provideFae = async (
 ): Promise<string[]> => {
   // A missing build is reported before the host is asked anything.
   builtModuleUrl('agent.js');
-  const inspected = state ?? (await inspectHost(host));
-  const { bound, names } = inspected;
+  const inspected = await inspectedFor(host, config, state);
+  const { names, fae } = inspected;
   checkFaeGuest(inspected);
-  const lines: string[] = [];
-  if (bound.has(FAE_GUEST_NAME)) {
-    lines.push(`${FAE_GUEST_NAME}: guest already present, left as it is`);
-    if (introduced.length > 0) {
-      lines.push(
-        `  (so ${introduced.join(', ')} were not introduced to it; send them to ${FAE_GUEST_NAME} in a message for it to adopt)`,
-      );
-    }
-  } else {
-    const introducedNames = Object.fromEntries(introduced.map(name => [name, name]));
-    await E(host).provideGuest(FAE_GUEST_NAME, {
-      introducedNames: harden(introducedNames),
-      agentName: FAE_AGENT_NAME,
-    });
-    const withTools = introduced.length > 0 ? `, introduced to ${introduced.join(', ')}` : '';
-    lines.push(`${FAE_GUEST_NAME}: guest created (powers ${FAE_AGENT_NAME}${withTools})`);
-  }
+  const lines = await provideGuest(host, inspected, introduced);
   // Before a new fae starts: it would otherwise run beside the pinned one.
   lines.push(...(await removeStalePin(host, inspected)));
   if (inspected.controllerId === undefined) {
     lines.push(...(await startFae(host, config, names)));
   } else {
     lines.push(
-      `${FAE_CONTROLLER_NAME}: already running, left as it is (to change its settings, run "npm run setup-replace" with the new ones)`,
+      `${fae.controller}: already running, left as it is (to change its settings, run "${commandFor('setup-replace', fae)}" with the new ones)`,
     );
     lines.push(
       inspected.pinnedId === inspected.controllerId
-        ? `${FAE_CONTROLLER_NAME}: already pinned`
-        : await pinFae(host, names),
+        ? `${fae.controller}: already pinned`
+        : await pinFae(host, names, fae),
     );
   }
   return lines;
@@ -177,10 +192,11 @@ export const provideFae = async (
 harden(provideFae);
 
 /**
- * Replaces the running fae with one that has `config`'s settings: the old
- * controller is unpinned, cancelled and removed, and a new one is started
- * with the same guest (its directory, tools/ and unanswered mail stay) and
- * pinned. Refuses, changing nothing, when there is no fae to replace.
+ * Replaces the running fae `config` names with one that has `config`'s
+ * settings: the old controller is unpinned, cancelled and removed, and a
+ * new one is started with the same guest (its directory, tools/ and
+ * unanswered mail stay) and pinned. Refuses, changing nothing, when there
+ * is no such fae. Other faes of the host are not touched.
  */
 export const replaceFae = async (
   host: HostRef,
@@ -189,14 +205,15 @@ export const replaceFae = async (
 ): Promise<string[]> => {
   // A missing build is reported before the host is asked anything.
   builtModuleUrl('agent.js');
-  const inspected = state ?? (await inspectHost(host));
-  if (!inspected.bound.has(FAE_GUEST_NAME)) {
+  const inspected = await inspectedFor(host, config, state);
+  const { guest } = inspected.fae;
+  if (!inspected.bound.has(guest)) {
     throw Error(
-      `There is no fae to replace: this host has no ${q(FAE_GUEST_NAME)}; nothing was changed. Provision it with "npm run setup" (or setup-with-tools)`,
+      `There is no fae to replace: this host has no ${q(guest)}; nothing was changed. Provision it with "${commandFor('setup', inspected.fae)}" (or setup-with-tools)`,
     );
   }
   checkFaeGuest(inspected);
-  const lines = [`${FAE_GUEST_NAME}: guest kept, with its directory, tools and unanswered mail`];
+  const lines = [`${guest}: guest kept, with its directory, tools and unanswered mail`];
   lines.push(...(await retireFae(host, inspected)));
   lines.push(...(await startFae(host, config, inspected.names)));
   return lines;

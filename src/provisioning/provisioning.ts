@@ -1,8 +1,10 @@
 // src/provisioning/: what the setup scripts (setup*.ts) do to a host.
 //
-// This module holds what the scripts share: the names fae is provisioned
-// under, the tool modules, and the configuration they forward (read and
-// checked once, before anything is created). host-state.ts reads the host
+// This module holds what the scripts share: the tool modules and the
+// configuration they forward (read and checked once, before anything is
+// created). fae-names.ts gives the names a fae is provisioned under, from
+// FAE_NAME; system-prompt-file.ts reads FAE_SYSTEM_PROMPT_FILE and
+// auth-token.ts LAL_AUTH_TOKEN_FILE, on the host. host-state.ts reads the host
 // (its dialect and names) before anything changes; tool-caplets.ts and
 // fae-caplet.ts make the caplets. The scripts run in the `endo run` CLI
 // process, with the host as `--powers AGENT`; `-E KEY=VALUE` pairs land in
@@ -22,13 +24,7 @@ import { q } from '@endo/errors';
 import { describeProviderConfig, readProviderConfig } from '../../providers/config.js';
 import { readFaeConfig } from '../agent/config.js';
 import { makeFsRoot } from '../tool-kit/fs-root.js';
-
-/** Host-side name of fae's handle (its mail identity). */
-export const FAE_GUEST_NAME = 'fae';
-/** Host-side name of fae's guest powers, handed to the caplet. */
-export const FAE_AGENT_NAME = 'profile-for-fae';
-/** Host-side name of the running fae caplet (its Fae exo). */
-export const FAE_CONTROLLER_NAME = 'controller-for-fae';
+import { type FaeNames, readFaeNames } from './fae-names.js';
 
 export interface ToolCaplet {
   /** The pet name the tool gets in the host (and, when introduced, in fae). */
@@ -55,9 +51,12 @@ export const FS_TOOLS: readonly ToolCaplet[] = harden([
 /**
  * The settings fae reads from its env (providers/config.ts,
  * src/agent/config.ts): every one the README's configuration table lists,
- * except those the scripts themselves read (LAL_AUTH_TOKEN_FILE, FAE_CWD).
+ * except those the scripts themselves read (LAL_AUTH_TOKEN_FILE,
+ * FAE_SYSTEM_PROMPT_FILE, FAE_CWD).
  */
 export const FAE_ENV_NAMES: readonly string[] = harden([
+  'FAE_NAME',
+  'FAE_SYSTEM_PROMPT',
   'LAL_HOST',
   'LAL_MODEL',
   'LAL_AUTH_TOKEN',
@@ -152,6 +151,8 @@ export const pickEnv = (env: Env, names: readonly string[]): Record<string, stri
 harden(pickEnv);
 
 export interface FaeSetupConfig {
+  /** The host-side names of the fae FAE_NAME names. */
+  readonly names: FaeNames;
   /** What fae's caplet receives as env. Holds the token: never print it. */
   readonly env: Readonly<Record<string, string>>;
   /** A line that is safe to print: provider kind, model and host. */
@@ -160,14 +161,15 @@ export interface FaeSetupConfig {
 
 /**
  * Reads and checks fae's settings exactly as fae will at startup, so that a
- * mistake (Anthropic without a token, a bad URL, a non-numeric limit) stops
- * the script before anything is created.
+ * mistake (Anthropic without a token, a bad URL, a non-numeric limit, a
+ * name that cannot be a fae's) stops the script before anything is created.
  */
 export const readFaeSetupConfig = (env: Env): FaeSetupConfig => {
   const forwarded = pickEnv(env, FAE_ENV_NAMES);
+  const names = readFaeNames(forwarded, [...EXAMPLE_TOOLS, ...FS_TOOLS].map(tool => tool.petName));
   const provider = readProviderConfig(forwarded);
   readFaeConfig(forwarded);
-  return harden({ env: forwarded, summary: describeProviderConfig(provider) });
+  return harden({ names, env: forwarded, summary: describeProviderConfig(provider) });
 };
 harden(readFaeSetupConfig);
 
