@@ -1,6 +1,6 @@
 // Mail whose whole text is one of a few commands is answered by fae
-// itself, at once, without the model: /help, /tools, /status (the host's
-// only) and /forget. A command takes its turn in its sender's lane like
+// itself, at once, without the model: /help, /tools, /status and
+// /settings (the host's only) and /forget. A command takes its turn in its sender's lane like
 // any message (so it stays in order with the sender's other mail), and is
 // not kept in the conversation.
 import type { InboxMessage } from '../daemon/adapter.js';
@@ -8,13 +8,14 @@ import { messageText } from '../daemon/message-format.js';
 import type { DiscoveredTools } from '../toolbox/tools.js';
 import { BUILT_IN_GROUPS } from '../toolbox/built-in-tools.js';
 
-export type Command = 'help' | 'tools' | 'status' | 'forget';
+export type Command = 'help' | 'tools' | 'status' | 'forget' | 'settings';
 
 const COMMANDS: ReadonlyMap<string, Command> = new Map([
   ['/help', 'help'],
   ['/tools', 'tools'],
   ['/status', 'status'],
   ['/forget', 'forget'],
+  ['/settings', 'settings'],
 ]);
 
 /** The command a message is, if its whole text (trimmed) is one. */
@@ -50,6 +51,8 @@ export interface CommandContext {
    * (a failure is noted on the turn, for its closing notice).
    */
   readonly forget: () => Promise<unknown>;
+  /** Mails the host the settings form; false where the daemon has no forms. */
+  readonly askSettings: () => boolean;
 }
 
 const helpText = (fromHost: boolean) =>
@@ -58,7 +61,9 @@ const helpText = (fromHost: boolean) =>
     '',
     '- /help — this list',
     '- /tools — the tools I can use now',
-    ...(fromHost ? ['- /status — how I am doing (for you, my host)'] : []),
+    ...(fromHost
+      ? ['- /status — how I am doing (for you, my host)', '- /settings — a form to change my language model (for you, my host)']
+      : []),
     '- /forget — forget our conversation, so that your next message starts afresh',
     '',
     'Anything else you write, I answer with my language model and my tools. Mail me a tool as @name and I can adopt it and use it at once.',
@@ -118,6 +123,11 @@ export const answerCommand = async (command: Command, context: CommandContext): 
       return toolsText(context.tools);
     case 'status':
       return context.fromHost ? statusText(context.status()) : '/status is for my host. /help lists what I answer myself.';
+    case 'settings':
+      if (!context.fromHost) return '/settings is for my host. /help lists what I answer myself.';
+      return context.askSettings()
+        ? 'I have sent you a form with my language model settings; the token is never shown. Submit it and I use the new settings at once.'
+        : 'My settings cannot be changed from here on this daemon; set me up again from a terminal (setup-replace).';
     default: {
       const forgotten = await context.forget().then(
         () => true,

@@ -9,13 +9,15 @@ import { E } from '@endo/far';
 import { makeExo } from '@endo/exo';
 import { M } from '@endo/patterns';
 import { makePromiseKit } from '@endo/promise-kit';
+import { Fail } from '@endo/errors';
 import type { Provider } from '../../providers/types.js';
+import type { ProviderLog } from '../../providers/transport.js';
 import type { CapletContext, GuestPowers, MessageRecord, Ref } from '../daemon/endo-types.js';
 import type { DaemonAdapter, InboxMessage } from '../daemon/adapter.js';
 import { makeDaemonAdapter } from '../daemon/adapter.js';
 import { formulaIdOf } from '../daemon/dialect.js';
 import { DEFAULT_FAE_NAME, readFaeConfig, type FaeConfig } from './config.js';
-import { makeEnvRedactor, type Redact } from '../logging/redact.js';
+import { makeLearningRedactor, type Redact } from '../logging/redact.js';
 import { redactOutgoingMail } from '../daemon/redacted-mail.js';
 import { logPrefixFor, makeLogger, type Logger } from '../logging/log.js';
 import { builtInsOf, makeBuiltInTools, type BuiltIns } from '../toolbox/built-in-tools.js';
@@ -44,12 +46,23 @@ import { describeWith, makeSenderNames, type SenderNames } from './sender-names.
 import { makeUsageAccounts, type UsageAccounts } from './usage-accounts.js';
 import { BUDGET_NAME, followBudgetValue, makeBudget, type Budget } from './budget.js';
 import { USAGE_NAME } from '../usage/usage-store.js';
+import { makeProviderSwitch, type ProviderSwitch } from './provider-switch.js';
+import { makeHostForms, type HostForms } from './host-forms.js';
+import { SETTINGS_NAME, makeLlmSettings, type LlmSettings } from './llm-settings.js';
 
 type Env = Readonly<Record<string, string | undefined>>;
 
 export interface StartFaeOptions {
   readonly env: Env;
-  readonly provider: Provider;
+  /** The LLM (tests hand in a scripted one); otherwise makeProvider makes it from env. */
+  readonly provider?: Provider;
+  /**
+   * A provider for settings: those of env at start (unless env names no
+   * LLM: fae then asks its host with a form, where the daemon has forms),
+   * and the host's answers to the settings form. Throws for settings it
+   * cannot use. Without it, fae keeps `provider` for good.
+   */
+  readonly makeProvider?: (env: Env, log: ProviderLog) => Provider;
   /** Where log lines go; console.log by default. */
   readonly write?: (line: string) => void;
   /**
@@ -73,6 +86,10 @@ export const READY_MESSAGE = `${READY_TEXT} Write to me here; mail me a tool as 
 export const readyMessageFor = (name: string) =>
   name === DEFAULT_FAE_NAME ? READY_MESSAGE : READY_MESSAGE.replace(`${READY_TEXT} `, `${READY_TEXT} I am ${name}. `);
 harden(readyMessageFor);
+
+/** Said after the ready message by a fae set up without an LLM. */
+export const SETTINGS_FIRST =
+  'Before I can answer with my language model I need its settings: fill in the form I am sending you (the token field is secret).';
 
 const FaeInterface = M.interface('Fae', {
   help: M.call().optional(M.string()).returns(M.string()),
@@ -134,7 +151,7 @@ interface FaeParts {
   readonly config: FaeConfig;
   readonly logger: Logger;
   readonly redact: Redact;
-  readonly provider: Provider;
+  readonly provider: ProviderSwitch;
   readonly cancelled: Cancellation;
   readonly correspondentOf: (message: MessageRecord) => string;
   readonly tally: Tally;
@@ -151,6 +168,9 @@ interface FaeParts {
   readonly status: () => StatusView;
   readonly usage: UsageAccounts;
   readonly budget: Budget;
+  readonly settings: LlmSettings;
+  /** /settings: false where fae's settings cannot change while it runs. */
+  readonly askSettings: () => boolean;
 }
 
 /** The conversations, told of what summaries cost and of own copies to dismiss. */
@@ -205,8 +225,8 @@ const turnsOn = (parts: FaeParts, daemon: DaemonAdapter, ownId: string | undefin
   });
 };
 
-/** Serves fae's mail until it is cancelled or the mail ends. */
-const followMail = async (parts: FaeParts, daemon: DaemonAdapter) => {
+/** Serves fae's mail until it is cancelled or the mail ends; answers to fae's forms go to `forms`. */
+const followMail = async (parts: FaeParts, daemon: DaemonAdapter, forms: HostForms) => {
   const { logger, conversations, config, editable, correspondentOf, cancelled } = parts;
   // Read before the replay is followed, so that it is what was there at the restart.
   const answeredBefore = answeredAtStart(daemon).catch(error => {
@@ -218,8 +238,13 @@ const followMail = async (parts: FaeParts, daemon: DaemonAdapter) => {
   await followInbox(daemon, {
     cancelled,
     onMessage: turns.handleMessage,
+    intercept: forms.take,
     // An own copy belongs to the conversation with its recipient.
     onOwnMessage: message => {
+      if (message.type === 'form') {
+        forms.noteOwnForm(message);
+        return;
+      }
       turns.noteOwnCopy(message);
       void conversations.noteOwnMessage(message, correspondentOf({ ...message, from: message.to }));
     },
@@ -237,6 +262,7 @@ const toolsOf = (
   powers: Ref<GuestPowers>,
   { config, logger, states, daemonAdapter }: Pick<FaeParts, 'config' | 'logger' | 'states' | 'daemonAdapter'>,
   ownNames: ReturnType<typeof watchOwnNames>,
+  formAnswers: Pick<HostForms, 'hidesMessage' | 'hidesId'>,
 ) => {
   // What the model did about a message, told by the built-in tools, is
   // kept on that message's own turn.
@@ -253,7 +279,10 @@ const toolsOf = (
       { name: CONVERSATIONS_DIRECTORY, holds: "fae's private memory of its conversations" },
       { name: USAGE_NAME, holds: "fae's record of what its model calls cost" },
       { name: BUDGET_NAME, holds: "the host's budget for fae's model calls" },
+      { name: SETTINGS_NAME, holds: "fae's language model settings" },
     ],
+    // Nor the host's answers to fae's forms (a token, a decision).
+    hidden: formAnswers,
     forgets: true,
   });
   // Only the groups the host chose (FAE_BUILTINS) are offered; a turn's own
@@ -275,11 +304,19 @@ export const startFae = (
   context: Ref<CapletContext>,
   // The sender's raw id: the same for a raw id and for locators of either
   // syntax, with or without hints, so one sender is one correspondent.
-  { env, provider, write, correspondentOf = message => formulaIdOf(message.from) ?? message.from }: StartFaeOptions,
+  { env, provider: initialProvider, makeProvider, write, correspondentOf = message => formulaIdOf(message.from) ?? message.from }: StartFaeOptions,
 ) => {
   const config = readFaeConfig(env);
-  const redact = makeEnvRedactor(env);
+  // Learns the secrets of settings the host gives later (llm-settings.ts).
+  const redactor = makeLearningRedactor(env);
+  const { redact } = redactor;
   const logger = makeLogger({ redact, debug: config.debug, write, prefix: logPrefixFor(config.name) });
+  // What a provider has to tell (a server that cannot stream) goes to fae's log.
+  const providerLog: ProviderLog = (event, fields) => logger.warn(event, fields);
+  const namesLlm = [env.LAL_HOST, env.LAL_PROVIDER].some(setting => setting !== undefined && setting.trim() !== '');
+  const provider = makeProviderSwitch(
+    initialProvider ?? (makeProvider !== undefined && namesLlm ? makeProvider(env, providerLog) : undefined),
+  );
   // fae holds only this view of its powers: every text it mails, whoever
   // sends it, passes the redactor on the way out.
   const powers = redactOutgoingMail(guestPowers, redact);
@@ -303,14 +340,24 @@ export const startFae = (
   // fae's own top-level names, watched once for the registry (tools/ may
   // be replaced) and for the sender names kept between messages.
   const ownNames = watchOwnNames(powers, { logger });
-  const { builtIns, registry } = toolsOf(powers, { config, logger, states, daemonAdapter }, ownNames);
-  const budget = makeBudget({
-    settings: { tokens: config.budgetTokens, host: config.budgetHost },
-    logger,
-    tellHost: async text => {
-      const daemon = await daemonAdapter;
-      await daemon.send(daemon.names.host, asStrings(redact(text)));
-    },
+  // Made once the daemon is known (run below); until then nothing is hidden, as nothing was asked.
+  let forms: HostForms | undefined;
+  const formAnswers = harden({
+    hidesMessage: (number: bigint) => forms?.hidesMessage(number) ?? false,
+    hidesId: (id: string) => forms?.hidesId(id) ?? false,
+  });
+  const { builtIns, registry } = toolsOf(powers, { config, logger, states, daemonAdapter }, ownNames, formAnswers);
+  const tellHost = async (text: string) => {
+    const daemon = await daemonAdapter;
+    await daemon.send(daemon.names.host, asStrings(redact(text)));
+  };
+  const budget = makeBudget({ settings: { tokens: config.budgetTokens, host: config.budgetHost }, logger, tellHost });
+  const settings = makeLlmSettings({
+    ...{ env, powers, logger, providers: provider, learnSecrets: redactor.learn, tellHost },
+    makeProvider: settingsEnv =>
+      makeProvider === undefined
+        ? Fail`this fae was started with one provider; its settings cannot change`
+        : makeProvider(settingsEnv, providerLog),
   });
   // Read again whenever the host changes it: no call per turn.
   followBudgetValue(powers, budget, ownNames);
@@ -328,13 +375,15 @@ export const startFae = (
       outputTokens: tally.outputTokens,
       provider: provider.kind,
       model: provider.model,
+      llm: provider.isSet() ? 'ready' : 'waiting for the host to answer the settings form',
       lastError: tally.lastError,
       ...conversations.status(),
       usage: usage.status(),
     });
   const parts: FaeParts = {
     ...{ config, logger, redact, provider, cancelled, correspondentOf, tally, states, dismiss, editable, status },
-    ...{ conversations, builtIns, registry, daemonAdapter, usage, budget },
+    ...{ conversations, builtIns, registry, daemonAdapter, usage, budget, settings },
+    askSettings: () => makeProvider !== undefined && settings.ask(),
     events: makeFaeEvents(),
     copies: makeOwnCopyWaits(),
     // Kept while fae's names stay as they are (sender-names.ts): no daemon
@@ -345,6 +394,9 @@ export const startFae = (
   const run = async () => {
     const daemon = await daemonAdapter;
     const firstStart = await prepare({ powers, logger, config, conversations, registry });
+    forms = makeHostForms({ powers, daemon, logger, dismiss, kinds: () => [settings.kind] });
+    // Before any turn: settings the host gave in the form outlive a restart.
+    await settings.restore(forms);
     // Read back in the background: turns are counted meanwhile, and added to what was stored.
     usage.start();
     if (daemon.selfId === undefined) {
@@ -352,12 +404,15 @@ export const startFae = (
     }
     // Only the first start announces itself; a restart is silent.
     if (firstStart) {
-      await bestEffort(logger, 'announce-ready', () => daemon.send(daemon.names.host, [readyMessageFor(config.name)]), undefined);
+      const ready = provider.isSet() || !forms.available ? readyMessageFor(config.name) : `${readyMessageFor(config.name)} ${SETTINGS_FIRST}`;
+      await bestEffort(logger, 'announce-ready', () => daemon.send(daemon.names.host, [ready]), undefined);
     }
+    // Without an LLM yet, the host is asked with a form (once, even over restarts).
+    void settings.askIfUnset();
     state = 'running';
     started.resolve();
     logger.event('started', { provider: provider.kind, model: provider.model, daemon: daemon.dialect });
-    await followMail(parts, daemon);
+    await followMail(parts, daemon, forms);
     state = 'stopped';
     logger.event('stopped');
   };

@@ -43,6 +43,11 @@ export interface FollowInboxOptions {
   readonly cancelled: Cancellation;
   /** Runs one turn. */
   readonly onMessage: (message: InboxMessage, signals: TurnSignals) => Promise<TurnEnd | void>;
+  /**
+   * Asked first of each new message not fae's own: true takes it out of the
+   * inbox's hands (the answer to one of fae's forms), so no turn starts.
+   */
+  readonly intercept?: (message: InboxMessage) => boolean;
   /** Told of fae's own sent copies (once per number), which start no turn. */
   readonly onOwnMessage?: (message: InboxMessage) => void;
   /** Told of each revision of a message fae has already taken up. */
@@ -178,10 +183,11 @@ const readMail = async (
   reader: AsyncIterator<InboxMessage>,
   daemon: Pick<DaemonAdapter, 'isOwnMessage'>,
   { waiting, over, revisable, running }: MailState,
-  { halt, arrived, taken, onOwnMessage, onIgnoredEdit, isEditable }: {
+  { halt, arrived, taken, intercept, onOwnMessage, onIgnoredEdit, isEditable }: {
     readonly halt: Promise<typeof STOP>;
     readonly arrived: () => void;
     readonly taken: () => Promise<void>;
+    readonly intercept?: (message: InboxMessage) => boolean;
     readonly onOwnMessage?: (message: InboxMessage) => void;
     readonly onIgnoredEdit?: (message: InboxMessage) => void;
     readonly isEditable?: (number: bigint) => boolean;
@@ -222,6 +228,8 @@ const readMail = async (
     } else if (daemon.isOwnMessage(message)) {
       over.add(number);
       onOwnMessage?.(message);
+    } else if (intercept?.(message)) {
+      over.add(number);
     } else {
       waiting.set(number, message);
       arrived();
@@ -234,6 +242,7 @@ export const followInbox = async (
   {
     cancelled,
     onMessage,
+    intercept,
     onOwnMessage,
     onIgnoredEdit,
     onSetAside,
@@ -315,6 +324,7 @@ export const followInbox = async (
     halt: halt.promise,
     arrived: () => wake.resolve(),
     taken: () => taken.promise,
+    intercept,
     onOwnMessage,
     onIgnoredEdit,
     isEditable,

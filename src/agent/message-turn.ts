@@ -81,6 +81,8 @@ export interface MessageTurnOptions {
   readonly reports: HostReports;
   /** fae's status(), for /status. */
   readonly status: () => StatusView;
+  /** /settings: mails the host the settings form (false where there are no forms). */
+  readonly askSettings: () => boolean;
   /** What each turn cost, per correspondent and model. */
   readonly usage: UsageAccounts;
 }
@@ -168,6 +170,7 @@ const commandClosing = async (
     tools,
     status: options.status,
     forget: forgetting(options, state),
+    askSettings: options.askSettings,
   });
   return answer === undefined ? {} : { answer };
 };

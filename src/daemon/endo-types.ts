@@ -47,6 +47,8 @@ export interface GuestPowers {
   copy(fromPath: readonly string[], toPath: readonly string[]): void;
   makeDirectory(nameOrPath: NameOrPath): unknown;
   storeValue(value: unknown, nameOrPath: NameOrPath): void;
+  /** The value of a raw formula id (a form answer's valueId); the built-ins' sealed view has none. */
+  lookupById?(id: string): unknown;
   listMessages(): readonly MessageRecord[];
   /** A far iterator or a stream reader: read it with makeFollowReader. */
   followMessages(): FollowIterator | object;

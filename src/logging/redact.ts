@@ -136,10 +136,32 @@ export const SECRET_ENV_NAMES: readonly string[] = harden(['LAL_AUTH_TOKEN']);
 /** The environment variables holding a URL that may carry secrets. */
 export const SECRET_URL_ENV_NAMES: readonly string[] = harden(['LAL_HOST']);
 
+/** The secrets an env holds: the token, and what LAL_HOST's URL carries. */
+const envSecrets = (env: Readonly<Record<string, string | undefined>>) => [
+  ...SECRET_ENV_NAMES.map(name => env[name]),
+  ...SECRET_URL_ENV_NAMES.flatMap(name => urlSecrets(env[name])),
+];
+
 /** A redactor for every secret found in an environment record. */
-export const makeEnvRedactor = (env: Readonly<Record<string, string | undefined>>) =>
-  makeRedactor([
-    ...SECRET_ENV_NAMES.map(name => env[name]),
-    ...SECRET_URL_ENV_NAMES.flatMap(name => urlSecrets(env[name])),
-  ]);
+export const makeEnvRedactor = (env: Readonly<Record<string, string | undefined>>) => makeRedactor(envSecrets(env));
 harden(makeEnvRedactor);
+
+/** A redactor that can be told of more secrets, as fae's settings change while it runs. */
+export interface LearningRedactor {
+  readonly redact: Redact;
+  /** From now on, the secrets of `env` are blanked too (and those learnt before still are). */
+  readonly learn: (env: Readonly<Record<string, string | undefined>>) => void;
+}
+
+export const makeLearningRedactor = (env: Readonly<Record<string, string | undefined>>): LearningRedactor => {
+  let secrets = envSecrets(env);
+  let current = makeRedactor(secrets);
+  return harden({
+    redact: (text: string) => current(text),
+    learn: next => {
+      secrets = [...secrets, ...envSecrets(next)];
+      current = makeRedactor(secrets);
+    },
+  });
+};
+harden(makeLearningRedactor);

@@ -13,7 +13,7 @@ import { makeDirectoryTools } from './built-in-directory-tools.js';
 import { withNameChangeNotice } from './name-change-notice.js';
 import { makeMailTools } from './built-in-mail-tools.js';
 import { makeInspectionTools } from './built-in-inspection-tools.js';
-import { makeSealedPowers, type SealedDirectory } from './sealed-powers.js';
+import { makeSealedPowers, type HiddenMail, type SealedDirectory } from './sealed-powers.js';
 import { makeTurnTools, type TurnScope, type TurnToolHooks } from './built-in-turn-tools.js';
 import { makeFirstTools } from './built-in-first-tools.js';
 
@@ -57,6 +57,8 @@ export interface BuiltInToolHooks {
    * (sealed-powers.ts).
    */
   readonly sealed?: readonly SealedDirectory[];
+  /** Messages and values no built-in may see (the host's answers to fae's forms). */
+  readonly hidden?: HiddenMail;
   /** Where the outcome of a request the model sent is reported. */
   readonly logger?: Logger;
   /** Upper bound of a capability's answer to inspect, in ms. */
@@ -125,6 +127,7 @@ export const makeBuiltInTools = (
     logger,
     probeTimeoutMs,
     sealed = [],
+    hidden,
   }: BuiltInToolHooks = {},
 ): BuiltIns => {
   let daemonP: Promise<DaemonAdapter> | undefined;
@@ -134,7 +137,7 @@ export const makeBuiltInTools = (
   };
   // Every built-in, here and in the files it draws on, gets only this
   // view: what is sealed does not exist there, whatever name a tool uses.
-  const powers = makeSealedPowers(guestPowers, { sealed, daemon: provideDaemon });
+  const powers = makeSealedPowers(guestPowers, { sealed, hidden, daemon: provideDaemon });
   const tools = makeFirstTools(powers, provideDaemon, {
     onReply,
     onDismiss,

@@ -29,7 +29,7 @@ export interface SealedDirectory {
   readonly holds: string;
 }
 
-/** The guest powers the built-ins use, with the methods fae's types do not list yet. */
+/** The guest powers the built-ins use (not lookupById: an id reaches anything), with methods fae's types do not list yet. */
 export interface ToolPowers extends GuestPowers {
   locate(...path: string[]): string | undefined;
   request(recipient: NameOrPath, description: string, responseName?: NameOrPath): unknown;
@@ -37,8 +37,20 @@ export interface ToolPowers extends GuestPowers {
   reject(number: bigint, reason?: string): void;
 }
 
+/**
+ * Mail no tool may see: the host's answers to fae's forms, which may
+ * carry a token. Their messages are left out of listMessages and cannot be
+ * adopted; their values cannot be reached by any path (the mail hub's
+ * `@mail/N/@value` included), as they are judged by id.
+ */
+export interface HiddenMail {
+  hidesMessage(number: bigint): boolean;
+  hidesId(id: string): boolean;
+}
+
 export interface SealedPowersOptions {
   readonly sealed: readonly SealedDirectory[];
+  readonly hidden?: HiddenMail;
   /** The daemon's special names, and a path's translation to its spelling of them. */
   readonly daemon: () => Promise<Pick<DaemonAdapter, 'names' | 'path'>>;
 }
@@ -89,7 +101,7 @@ const segmentsOf = (nameOrPath: unknown): string[] => {
  */
 const checkPaths = async (
   powers: Ref<ToolPowers>,
-  sealed: readonly SealedDirectory[],
+  { sealed, hidden }: Pick<SealedPowersOptions, 'sealed' | 'hidden'>,
   adapter: Pick<DaemonAdapter, 'names'>,
   paths: readonly NamedPath[],
 ) => {
@@ -139,6 +151,10 @@ const checkPaths = async (
       if (reached !== undefined) {
         throw Error(`${q(shown.slice(0, i + 1).join('/'))} is ${reached.holds}; no tool may read or change it`);
       }
+      const id = idAt(path.slice(0, i + 1));
+      if (id !== undefined && hidden?.hidesId(id)) {
+        throw Error(`${q(shown.slice(0, i + 1).join('/'))} is the host's answer to fae's own form; no tool may read it`);
+      }
     }
     if (use !== 'read' && holderId !== undefined && idAt(path) === holderId) {
       const verb = use === 'give' ? 'hand it out' : 'replace it';
@@ -165,7 +181,7 @@ const checkPaths = async (
 
 export const makeSealedPowers = (
   guestPowers: Ref<GuestPowers>,
-  { sealed, daemon }: SealedPowersOptions,
+  { sealed, hidden, daemon }: SealedPowersOptions,
 ): ToolPowers => {
   // The daemon's guest powers have these methods on every generation.
   const powers = guestPowers as Ref<ToolPowers>;
@@ -184,7 +200,8 @@ export const makeSealedPowers = (
   const resolveAll = async (uses: readonly (readonly [unknown, Use])[]) => {
     const adapter = await daemon();
     const paths = uses.map(([nameOrPath, use]) => named(adapter, nameOrPath, use));
-    const found = sealed.length > 0 && paths.length > 0 ? await checkPaths(powers, sealed, adapter, paths) : undefined;
+    const judged = sealed.length > 0 || hidden !== undefined;
+    const found = judged && paths.length > 0 ? await checkPaths(powers, { sealed, hidden }, adapter, paths) : undefined;
     return { paths, found };
   };
 
@@ -195,7 +212,10 @@ export const makeSealedPowers = (
   const methods: Eventual<ToolPowers> = {
     // Nothing named: forwarded unchanged.
     help: async (...args) => E(powers).help(...args),
-    listMessages: async () => E(powers).listMessages(),
+    listMessages: async () => {
+      const messages = await E(powers).listMessages();
+      return hidden === undefined ? messages : harden(messages.filter(message => !hidden.hidesMessage(message.number)));
+    },
     followMessages: async () => E(powers).followMessages(),
     dismiss: async number => E(powers).dismiss(number),
     reject: async (...args) => E(powers).reject(...args),
@@ -222,8 +242,10 @@ export const makeSealedPowers = (
     makeDirectory: async nameOrPath =>
       guarded([[nameOrPath, 'write']], async ({ path }) => E(powers).makeDirectory(asNameOrPath(path))),
     remove: async (...path) => guarded([[path, 'write']], async ({ path: p }) => E(powers).remove(...p)),
-    adopt: async (number, edgeName, nameOrPath) =>
-      guarded([[nameOrPath, 'write']], async ({ path }) => E(powers).adopt(number, edgeName, asNameOrPath(path))),
+    adopt: async (number, edgeName, nameOrPath) => {
+      if (hidden?.hidesMessage(number)) throw Error(`message #${number} is the host's answer to fae's own form; no tool may adopt from it`);
+      return guarded([[nameOrPath, 'write']], async ({ path }) => E(powers).adopt(number, edgeName, asNameOrPath(path)));
+    },
     // Given, or given and written.
     move: async (from, to) =>
       guarded([[from, 'give'], [to, 'write']], async (a, b) => E(powers).move(harden([...a.path]), harden([...b.path]))),

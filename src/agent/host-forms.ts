@@ -1,0 +1,211 @@
+// Forms fae mails its host (May and August, next spec §3.1): its settings,
+// and later approvals. The daemon's form() says nothing back, so fae learns
+// a form's messageId from its own copy, which reaches its inbox before the
+// host can have seen the form; forms are sent one at a time so each copy
+// is matched with the form that made it. The host's answer is a `value`
+// message replying to that messageId: fae takes it out of the inbox before
+// any turn sees it, reads the values, and dismisses both the answer and
+// its own copy of the form.
+//
+// What a host types into a form (a token) must not reach the model: the
+// numbers of answers and the ids of their values are kept here, so that
+// the built-ins' sealed view can hide those messages and refuse those ids
+// (sealed-powers.ts).
+//
+// A form sent before a restart has no one waiting for it: its answer goes
+// to the handler of the kind of form it is (recognised by its
+// description), or is dismissed with a word to the host.
+import { E } from '@endo/far';
+import { makePromiseKit } from '@endo/promise-kit';
+import { makeCacheMapKit } from '@endo/cache-map';
+import type { GuestPowers, Ref } from '../daemon/endo-types.js';
+import type { DaemonAdapter, InboxMessage } from '../daemon/adapter.js';
+import type { Logger } from '../logging/log.js';
+import { unlessGivenUp } from '../timeout.js';
+
+/** One field of a form, as the daemon and the Endo Chat UI take it. */
+export interface FormField {
+  readonly name: string;
+  readonly label: string;
+  readonly default?: string;
+  readonly example?: string;
+  readonly secret?: boolean;
+}
+
+export type FormValues = Readonly<Record<string, unknown>>;
+
+/** A kind of form whose late answers (after a restart) fae still takes. */
+export interface FormKind {
+  /** Whether a form fae sent, by its description, is of this kind. */
+  readonly recognizes: (description: string) => boolean;
+  readonly onLateAnswer: (values: FormValues) => Promise<void>;
+}
+
+export interface HostForms {
+  /** Whether fae can send forms here (not on February). */
+  readonly available: boolean;
+  /**
+   * Mails the host a form; resolves with the values of the host's answer.
+   * `withdraw` gives up waiting: the answer, if one still comes, is
+   * dismissed unread.
+   */
+  ask(description: string, fields: readonly FormField[]): { answer: Promise<FormValues>; withdraw: () => void };
+  /** For the inbox: takes an answer to one of fae's forms (true), before any turn sees it. */
+  take(message: InboxMessage): boolean;
+  /** For the inbox: fae's own copy of a form it sent. */
+  noteOwnForm(message: InboxMessage): void;
+  /** Whether fae's inbox holds a form of this description it sent and has had no answer to. */
+  hasOpenForm(description: string): Promise<boolean>;
+  /** Whether a message is an answer to one of fae's forms (the built-ins never see one). */
+  hidesMessage(number: bigint): boolean;
+  /** Whether an id is the value of such an answer (the built-ins never reach one). */
+  hidesId(id: string): boolean;
+}
+
+/** Forms, answers and values remembered, at most, each. */
+const REMEMBERED = 256;
+
+interface Sent {
+  readonly description: string;
+  readonly copyNumber: bigint;
+  /** Given the answer's values; undefined once withdrawn, or for a form of an earlier run. */
+  answer?: (values: FormValues) => void;
+}
+
+/** A form sent whose own copy has not come yet. */
+interface Uncopied {
+  readonly description: string;
+  readonly answer: (values: FormValues) => void;
+  /** Set when it is withdrawn. */
+  withdrawn: boolean;
+  /** What its own copy made of it, once that came. */
+  sent?: Sent;
+  /** Resolved once its own copy came. */
+  readonly copied: () => void;
+}
+
+/** How long the next form waits for the copy of the one before. */
+const COPY_WAIT_MS = 5_000;
+
+const remembered = () => makeCacheMapKit(REMEMBERED, { makeMap: Map }).cache;
+
+export const makeHostForms = ({
+  powers,
+  daemon,
+  logger,
+  dismiss,
+  kinds,
+}: {
+  readonly powers: Ref<GuestPowers>;
+  readonly daemon: DaemonAdapter;
+  readonly logger: Logger;
+  readonly dismiss: (number: bigint) => Promise<boolean>;
+  readonly kinds: () => readonly FormKind[];
+}): HostForms => {
+  const available = daemon.dialect !== 'feb';
+  /** Forms fae sent, by messageId. */
+  const sent = remembered();
+  /** Forms sent and waiting for their own copy, in the order sent. */
+  const uncopied: Uncopied[] = [];
+  const hiddenNumbers = remembered();
+  const hiddenIds = remembered();
+  // One form at a time, so that own copies come in the order of `uncopied`.
+  let sending: Promise<unknown> = Promise.resolve();
+
+  /**
+   * Sends after the forms before it have their copies (or gave up on them:
+   * a copy that never comes, where fae cannot tell its own mail, must not
+   * hold back every later form).
+   */
+  const send = (waiting: Uncopied, fields: readonly FormField[], copied: Promise<void>) => {
+    const sendOne = async () => {
+      uncopied.push(waiting);
+      // eslint-disable-next-line @typescript-eslint/no-explicit-any -- February's powers have no form()
+      await E(powers as any).form(daemon.names.host, waiting.description, harden(fields.map(f => harden({ ...f })))).catch(
+        (error: unknown) => {
+          uncopied.splice(uncopied.indexOf(waiting), 1);
+          throw error;
+        },
+      );
+      await unlessGivenUp(copied, { timeoutMs: COPY_WAIT_MS, describe: () => 'no copy of the form came' }).catch(() => {});
+    };
+    const done = sending.then(sendOne, sendOne);
+    sending = done.catch(() => undefined);
+    return done;
+  };
+
+  const readAnswer = async (message: InboxMessage, form: Sent) => {
+    const valueId = message.valueId as string;
+    hiddenIds.set(valueId, true);
+    try {
+      const values = (await E(powers).lookupById(valueId)) as FormValues;
+      if (form.answer !== undefined) {
+        form.answer(values);
+        return;
+      }
+      const kind = kinds().find(candidate => candidate.recognizes(form.description));
+      if (kind === undefined) logger.event('form-answer-ignored', { message: message.number });
+      else await kind.onLateAnswer(values);
+    } catch (error) {
+      logger.warn('form-answer-unread', { message: message.number, error });
+    } finally {
+      await Promise.all([dismiss(message.number), dismiss(form.copyNumber)]);
+    }
+  };
+
+  return harden({
+    available,
+    ask: (description, fields) => {
+      if (!available) throw Error('this daemon has no forms');
+      const answered = makePromiseKit<FormValues>();
+      const copy = makePromiseKit<void>();
+      const waiting: Uncopied = { description, answer: answered.resolve, withdrawn: false, copied: copy.resolve };
+      send(waiting, fields, copy.promise).catch(answered.reject);
+      return harden({
+        answer: answered.promise,
+        withdraw: () => {
+          waiting.withdrawn = true;
+          // Its copy goes too, once it has come; an answer that still comes is dismissed unread.
+          void copy.promise.then(() => {
+            if (waiting.sent === undefined) return;
+            waiting.sent.answer = undefined;
+            void dismiss(waiting.sent.copyNumber);
+          });
+        },
+      });
+    },
+    noteOwnForm: message => {
+      const description = String(message.description ?? '');
+      const index = uncopied.findIndex(waiting => waiting.description === description);
+      const waiting = index < 0 ? undefined : uncopied.splice(index, 1)[0];
+      if (message.messageId !== undefined) {
+        const answer = waiting === undefined || waiting.withdrawn ? undefined : waiting.answer;
+        const form: Sent = { description, copyNumber: message.number, answer };
+        sent.set(message.messageId, form);
+        if (waiting !== undefined) waiting.sent = form;
+      }
+      waiting?.copied();
+    },
+    take: message => {
+      if (message.type !== 'value' || message.replyTo === undefined) return false;
+      const form = sent.get(message.replyTo) as Sent | undefined;
+      if (form === undefined) return false;
+      hiddenNumbers.set(message.number, true);
+      if (!daemon.isFromHost(message)) {
+        // Only the host was asked; anyone else's answer is dismissed unread.
+        logger.warn('form-answer-not-from-host', { message: message.number });
+        void dismiss(message.number);
+        return true;
+      }
+      void readAnswer(message, form);
+      return true;
+    },
+    hasOpenForm: async description =>
+      (await daemon.listMessages()).some(
+        message => message.type === 'form' && daemon.isOwnMessage(message) && message.description === description,
+      ),
+    hidesMessage: number => hiddenNumbers.has(number),
+    hidesId: id => hiddenIds.has(id),
+  });
+};
+harden(makeHostForms);
