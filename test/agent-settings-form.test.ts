@@ -48,7 +48,6 @@ const everythingMailed = async (host: Far) => JSON.stringify(await E(host).listM
 
 const answerNextForm = async (started: Awaited<ReturnType<typeof startAgent>>, values: Record<string, string>) => {
   for (;;) {
-    // eslint-disable-next-line no-await-in-loop -- fae's messages, in order, until its form
     const message = await started.next();
     if (message.type === 'form') {
       await E(started.host).submit(message.number, values);
