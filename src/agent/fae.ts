@@ -17,7 +17,7 @@ import type { DaemonAdapter, InboxMessage } from '../daemon/adapter.js';
 import { makeDaemonAdapter } from '../daemon/adapter.js';
 import { formulaIdOf } from '../daemon/dialect.js';
 import { DEFAULT_FAE_NAME, readFaeConfig, type FaeConfig } from './config.js';
-import { makeLearningRedactor, type Redact } from '../logging/redact.js';
+import { makeLearningRedactor, type LearningRedactor, type Redact } from '../logging/redact.js';
 import { redactOutgoingMail } from '../daemon/redacted-mail.js';
 import { logPrefixFor, makeLogger, type Logger } from '../logging/log.js';
 import { builtInsOf, makeBuiltInTools, type BuiltIns } from '../toolbox/built-in-tools.js';
@@ -299,6 +299,32 @@ const toolsOf = (
   return { builtIns, registry };
 };
 
+/**
+ * The LLM fae talks to, and its settings: the provider handed in, or one
+ * made of env's settings (none when env names no LLM: the host is then
+ * asked with a form), changeable while fae runs where it can make one.
+ */
+const llmOf = (
+  powers: Ref<GuestPowers>,
+  { env, logger, redactor, tellHost }: { env: Env; logger: Logger; redactor: LearningRedactor; tellHost: (text: string) => Promise<void> },
+  { initialProvider, makeProvider }: { initialProvider?: Provider; makeProvider?: StartFaeOptions['makeProvider'] },
+) => {
+  // What a provider has to tell (a server that cannot stream) goes to fae's log.
+  const providerLog: ProviderLog = (event, fields) => logger.warn(event, fields);
+  const namesLlm = [env.LAL_HOST, env.LAL_PROVIDER].some(setting => setting !== undefined && setting.trim() !== '');
+  const provider = makeProviderSwitch(
+    initialProvider ?? (makeProvider !== undefined && namesLlm ? makeProvider(env, providerLog) : undefined),
+  );
+  const settings = makeLlmSettings({
+    ...{ env, powers, logger, providers: provider, learnSecrets: redactor.learn, tellHost },
+    makeProvider: settingsEnv =>
+      makeProvider === undefined
+        ? Fail`this fae was started with one provider; its settings cannot change`
+        : makeProvider(settingsEnv, providerLog),
+  });
+  return { provider, settings, askSettings: () => makeProvider !== undefined && settings.ask() };
+};
+
 export const startFae = (
   guestPowers: Ref<GuestPowers>,
   context: Ref<CapletContext>,
@@ -311,12 +337,10 @@ export const startFae = (
   const redactor = makeLearningRedactor(env);
   const { redact } = redactor;
   const logger = makeLogger({ redact, debug: config.debug, write, prefix: logPrefixFor(config.name) });
-  // What a provider has to tell (a server that cannot stream) goes to fae's log.
-  const providerLog: ProviderLog = (event, fields) => logger.warn(event, fields);
-  const namesLlm = [env.LAL_HOST, env.LAL_PROVIDER].some(setting => setting !== undefined && setting.trim() !== '');
-  const provider = makeProviderSwitch(
-    initialProvider ?? (makeProvider !== undefined && namesLlm ? makeProvider(env, providerLog) : undefined),
-  );
+  const tellHost = async (text: string) => {
+    const daemon = await daemonAdapter;
+    await daemon.send(daemon.names.host, asStrings(redact(text)));
+  };
   // fae holds only this view of its powers: every text it mails, whoever
   // sends it, passes the redactor on the way out.
   const powers = redactOutgoingMail(guestPowers, redact);
@@ -332,6 +356,7 @@ export const startFae = (
   const tally: Tally = { handledMessages: 0, inputTokens: 0, outputTokens: 0, lastError: '' };
   const states = makeTurnStates();
   const dismiss = makeDismiss(powers, logger);
+  const { provider, settings, askSettings } = llmOf(powers, { env, logger, redactor, tellHost }, { initialProvider, makeProvider });
   const editable = makeEditableAnswers({ perThread: config.editableTurns, keepMs: config.editableMs, dismiss });
   // What model calls cost, per correspondent and model, kept across restarts (src/usage/).
   const usage = makeUsageAccounts(powers, { provider, prices: config.prices, logger });
@@ -347,18 +372,7 @@ export const startFae = (
     hidesId: (id: string) => forms?.hidesId(id) ?? false,
   });
   const { builtIns, registry } = toolsOf(powers, { config, logger, states, daemonAdapter }, ownNames, formAnswers);
-  const tellHost = async (text: string) => {
-    const daemon = await daemonAdapter;
-    await daemon.send(daemon.names.host, asStrings(redact(text)));
-  };
   const budget = makeBudget({ settings: { tokens: config.budgetTokens, host: config.budgetHost }, logger, tellHost });
-  const settings = makeLlmSettings({
-    ...{ env, powers, logger, providers: provider, learnSecrets: redactor.learn, tellHost },
-    makeProvider: settingsEnv =>
-      makeProvider === undefined
-        ? Fail`this fae was started with one provider; its settings cannot change`
-        : makeProvider(settingsEnv, providerLog),
-  });
   // Read again whenever the host changes it: no call per turn.
   followBudgetValue(powers, budget, ownNames);
   void cancelled.promise.then(() => {
@@ -383,7 +397,7 @@ export const startFae = (
   const parts: FaeParts = {
     ...{ config, logger, redact, provider, cancelled, correspondentOf, tally, states, dismiss, editable, status },
     ...{ conversations, builtIns, registry, daemonAdapter, usage, budget, settings },
-    askSettings: () => makeProvider !== undefined && settings.ask(),
+    askSettings,
     events: makeFaeEvents(),
     copies: makeOwnCopyWaits(),
     // Kept while fae's names stay as they are (sender-names.ts): no daemon
