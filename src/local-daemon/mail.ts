@@ -2,7 +2,6 @@
 // request/resolve/reject, listMessages and followMessages; forms and
 // values on May and August (mail-forms.ts), edits on August (mail-edit.ts).
 import { q } from '@endo/errors';
-import { makePromiseKit } from '@endo/promise-kit';
 import type { AgentFormula, Kernel } from './kernel.js';
 import type { DirectoryOps } from './directory.js';
 import type { Mailbox, MessageRecord, WireMessage } from './mailbox-state.js';
@@ -10,6 +9,7 @@ import type { FollowOut } from './far-follower.js';
 import { makeExternalize, mapIterator } from './message-out.js';
 import { makeEditOps } from './mail-edit.js';
 import { makeFormOps } from './mail-forms.js';
+import { makeRequestOps } from './mail-requests.js';
 
 type NameOrPath = string | readonly string[];
 
@@ -36,6 +36,28 @@ export const mailboxFor = (kernel: Kernel, id: string): { agentId: string; mailb
   return { agentId, mailbox: agent.mailbox };
 };
 harden(mailboxFor);
+
+/** The ids of a package's attachments, after the checks send and reply share, in the daemon's order. */
+const attachmentIds = async (
+  kernel: Kernel,
+  names: DirectoryOps,
+  { strings, edgeNames, petNames }: { strings: readonly string[]; edgeNames: readonly string[]; petNames: readonly NameOrPath[] },
+) => {
+  if (petNames.length !== edgeNames.length) {
+    throw Error(`Message must have one edge name (${edgeNames.length}) for every pet name (${petNames.length})`);
+  }
+  if (strings.length < petNames.length) {
+    throw Error('Message must have one string before every value delivered');
+  }
+  // All at once; the first unknown name in order is the one reported.
+  const found = await Promise.all(
+    petNames.map(petName => names.identifyPath(kernel.rules.namePathFrom(petName)).catch(() => undefined)),
+  );
+  return found.map((id, i) => {
+    if (id === undefined) throw Error(`Unknown pet name ${q(petNames[i])}`);
+    return id;
+  });
+};
 
 export const makeMailOps = (
   kernel: Kernel,
@@ -65,47 +87,16 @@ export const makeMailOps = (
     return id;
   };
 
-  /** The checks send and reply share, in the daemon's order. */
-  const prepareAttachments = async (
-    strings: readonly string[],
-    edgeNames: readonly string[],
-    petNames: readonly NameOrPath[],
-  ) => {
-    if (petNames.length !== edgeNames.length) {
-      throw Error(
-        `Message must have one edge name (${edgeNames.length}) for every pet name (${petNames.length})`,
-      );
-    }
-    if (strings.length < petNames.length) {
-      throw Error('Message must have one string before every value delivered');
-    }
-    // All at once; the first unknown name in order is the one reported.
-    const found = await Promise.all(
-      petNames.map(petName => names.identifyPath(namePathFrom(petName)).catch(() => undefined)),
-    );
-    return found.map((id, i) => {
-      if (id === undefined) throw Error(`Unknown pet name ${q(petNames[i])}`);
-      return id;
-    });
-  };
+  const prepareAttachments = (strings: readonly string[], edgeNames: readonly string[], petNames: readonly NameOrPath[]) =>
+    attachmentIds(kernel, names, { strings, edgeNames, petNames });
 
-  const packageOf = (
-    to: string,
-    strings: readonly string[],
-    edgeNames: readonly string[],
-    ids: string[],
-    replyTo?: string,
-  ): WireMessage =>
+  const packageOf = (to: string, strings: readonly string[], edgeNames: readonly string[], ids: string[], replyTo?: string) =>
     harden({
       type: 'package',
-      strings: [...strings],
-      names: [...edgeNames],
-      ids,
-      messageId: kernel.mintMessageId(),
-      from: selfId,
-      to,
+      ...{ strings: [...strings], names: [...edgeNames], ids },
+      ...{ messageId: kernel.mintMessageId(), from: selfId, to },
       ...(replyTo === undefined ? {} : { replyTo }),
-    });
+    }) as WireMessage;
 
   const messageOf = (number: bigint): MessageRecord => {
     const record = mailbox.get(number);
@@ -178,68 +169,7 @@ export const makeMailOps = (
     dismissAll: async () => {
       for (const record of mailbox.list()) mailbox.dismiss(record.number);
     },
-    request: async (recipient: NameOrPath, description: string, responseName?: NameOrPath) => {
-      if (responseName !== undefined) {
-        const path = petNamePathFrom(responseName);
-        if ((await names.identifyPath(path).catch(() => undefined)) !== undefined) {
-          return names.lookup(path);
-        }
-      }
-      const path = namePathFrom(recipient);
-      const to = await names.identifyPath(path).catch(() => undefined);
-      if (to === undefined) throw Error(`Unknown recipient ${path.join(isFeb ? '.' : '/')}`);
-      const answer = makePromiseKit<string>();
-      const settled = makePromiseKit<'fulfilled' | 'rejected'>();
-      const resolverId = kernel.mintId();
-      let done = false;
-      post.requests.set(resolverId, {
-        resolveWithId: id => {
-          if (done) return;
-          done = true;
-          settled.resolve('fulfilled');
-          answer.resolve(id);
-        },
-        reject: reason => {
-          if (done) return;
-          done = true;
-          settled.resolve('rejected');
-          answer.reject(Error(reason));
-        },
-      });
-      dispatch(
-        to,
-        harden({
-          type: 'request',
-          description,
-          promiseId: kernel.mintId(),
-          resolverId,
-          settled: settled.promise,
-          messageId: kernel.mintMessageId(),
-          from: selfId,
-          to,
-        }),
-      );
-      const id = await answer.promise;
-      post.requests.delete(resolverId);
-      if (responseName !== undefined) await names.write(responseName, id);
-      return kernel.provide(id);
-    },
-    resolve: async (number: bigint, nameOrPath: NameOrPath) => {
-      const record = mailbox.get(number);
-      if (record === undefined) throw Error(`Invalid request, ${q(number)}`);
-      const id = await names.identifyPath(namePathFrom(nameOrPath)).catch(() => undefined);
-      if (id === undefined) throw Error(`No formula exists for the pet name ${q(nameOrPath)}`);
-      post.requests.get(record.resolverId as string)?.resolveWithId(id);
-    },
-    reject: async (number: bigint, reason = 'Declined') => {
-      const record = mailbox.get(number);
-      if (record === undefined) {
-        // February ignores an unknown number; later generations refuse it.
-        if (isFeb) return;
-        throw Error(`No such message with number ${q(number)}`);
-      }
-      post.requests.get(record.resolverId as string)?.reject(reason);
-    },
+    ...makeRequestOps(kernel, agent, names, post, dispatch),
   });
 };
 harden(makeMailOps);

@@ -1,0 +1,90 @@
+// Requests (spec §4.3): `request` mails a description and waits for the
+// answer, which the recipient gives with `resolve` (a named value) or
+// `reject` (a reason). Both copies of the request share one pending entry
+// in the post office, so whichever copy is answered settles it.
+import { q } from '@endo/errors';
+import { makePromiseKit } from '@endo/promise-kit';
+import type { AgentFormula, Kernel } from './kernel.js';
+import type { DirectoryOps } from './directory.js';
+import type { WireMessage } from './mailbox-state.js';
+import type { PostOffice } from './mail.js';
+
+type NameOrPath = string | readonly string[];
+
+export const makeRequestOps = (
+  kernel: Kernel,
+  agent: AgentFormula,
+  names: DirectoryOps,
+  post: PostOffice,
+  dispatch: (to: string, wire: WireMessage) => void,
+) => {
+  const { mailbox } = agent;
+  const { namePathFrom, petNamePathFrom } = kernel.rules;
+  const isFeb = kernel.dialect === 'feb';
+  const selfId = agent.handle;
+  return harden({
+    request: async (recipient: NameOrPath, description: string, responseName?: NameOrPath) => {
+      if (responseName !== undefined) {
+        const path = petNamePathFrom(responseName);
+        if ((await names.identifyPath(path).catch(() => undefined)) !== undefined) {
+          return names.lookup(path);
+        }
+      }
+      const path = namePathFrom(recipient);
+      const to = await names.identifyPath(path).catch(() => undefined);
+      if (to === undefined) throw Error(`Unknown recipient ${path.join(isFeb ? '.' : '/')}`);
+      const answer = makePromiseKit<string>();
+      const settled = makePromiseKit<'fulfilled' | 'rejected'>();
+      const resolverId = kernel.mintId();
+      let done = false;
+      post.requests.set(resolverId, {
+        resolveWithId: id => {
+          if (done) return;
+          done = true;
+          settled.resolve('fulfilled');
+          answer.resolve(id);
+        },
+        reject: reason => {
+          if (done) return;
+          done = true;
+          settled.resolve('rejected');
+          answer.reject(Error(reason));
+        },
+      });
+      dispatch(
+        to,
+        harden({
+          type: 'request',
+          description,
+          promiseId: kernel.mintId(),
+          resolverId,
+          settled: settled.promise,
+          messageId: kernel.mintMessageId(),
+          from: selfId,
+          to,
+        }),
+      );
+      const id = await answer.promise;
+      post.requests.delete(resolverId);
+      if (responseName !== undefined) await names.write(responseName, id);
+      return kernel.provide(id);
+    },
+    resolve: async (number: bigint, nameOrPath: NameOrPath) => {
+      const record = mailbox.get(number);
+      if (record === undefined) throw Error(`Invalid request, ${q(number)}`);
+      const id = await names.identifyPath(namePathFrom(nameOrPath)).catch(() => undefined);
+      if (id === undefined) throw Error(`No formula exists for the pet name ${q(nameOrPath)}`);
+      post.requests.get(record.resolverId as string)?.resolveWithId(id);
+    },
+    reject: async (number: bigint, reason = 'Declined') => {
+      const record = mailbox.get(number);
+      if (record === undefined) {
+        // February ignores an unknown number; later generations refuse it.
+        if (isFeb) return;
+        throw Error(`No such message with number ${q(number)}`);
+      }
+      post.requests.get(record.resolverId as string)?.reject(reason);
+    },
+  });
+};
+harden(makeRequestOps);
