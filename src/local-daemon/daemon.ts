@@ -39,6 +39,83 @@ const makeLeastAuthority = (dialect: Dialect) =>
 // worker before its connection is severed.
 const settleTurns = () => new Promise<void>(resolve => setTimeout(resolve, 0));
 
+/** What makes each formula's value: the agents, directories, hubs, values and caplets. */
+const makeIncarnate = (
+  kernel: Kernel,
+  powers: AgentPowers,
+  dialect: Dialect,
+  onHost: (id: string, internals: HostInternals) => void,
+) => {
+  const { instrument, formulator, follow, runner } = powers;
+  const openMessage = (record: MessageRecord) =>
+    makeDirectoryExo(kernel, instrument, makeMessageHub(kernel, record), formulator.directory, follow, 'A message.');
+  const valueMarshal = makeValueMarshal(kernel);
+  return (id: string, formula: Formula) => {
+    switch (formula.type) {
+      case 'host': {
+        const { exo, internals } = makeHostExo(id, formula, powers);
+        onHost(id, internals);
+        return exo;
+      }
+      case 'guest':
+        return makeGuestExo(id, formula, powers);
+      case 'handle':
+        return makeExo('Handle', HandleInterface, {});
+      case 'directory':
+        return makeDirectoryExo(kernel, instrument, makeStoreHub(kernel, formula.store), formulator.directory, follow);
+      case 'mail-hub': {
+        const agent = kernel.formulaOf(formula.agent);
+        if (agent.type !== 'host' && agent.type !== 'guest') throw Error('A mail hub needs an agent');
+        return makeDirectoryExo(kernel, instrument, makeMailHub(kernel, agent.mailbox, openMessage), formulator.directory, follow, 'Messages.');
+      }
+      case 'marshal':
+        return valueMarshal.fromCapData({ body: formula.body, slots: [...formula.slots] });
+      case 'make-unconfined':
+        return runner.incarnate(id, formula);
+      case 'least-authority':
+        return makeLeastAuthority(dialect);
+      case 'endo':
+        return Far('Endo', { help: () => makeHelp('The Endo daemon.', {})() });
+      case 'worker':
+        return Far('EndoWorker', {});
+      case 'pet-inspector':
+        return Far('PetInspector', { help: () => makeHelp('Pet name inspector.', agentDocs)() });
+      default:
+        throw Error('Unknown formula type');
+    }
+  };
+};
+
+/**
+ * The client's own connection to the daemon (the test's, or `endo run`'s):
+ * the host's presence, and a way to hand the client any value the daemon
+ * holds (a caplet's result).
+ */
+const connectClient = (hostExo: object, connectionOptions: { readonly gcImports: boolean }) => {
+  const exported = new Map<number, unknown>();
+  let nextNonce = 0;
+  const client = makeConnection(
+    'client',
+    Far('EndoBootstrap', {
+      host: () => hostExo,
+      getRef: (nonce: number) => {
+        const value = exported.get(nonce);
+        exported.delete(nonce);
+        return value;
+      },
+    }),
+    Far('EndoClient', {}),
+    connectionOptions,
+  );
+  const toClient = (value: unknown): Promise<Presence> => {
+    nextNonce += 1;
+    exported.set(nextNonce, value);
+    return E(client.nearBootstrap as Promise<{ getRef(nonce: number): Presence }>).getRef(nextNonce);
+  };
+  const hostPresence = E(client.nearBootstrap as Promise<{ host(): Presence }>).host();
+  return { client, toClient, hostPresence };
+};
+
 export const makeLocalDaemon = (options: LocalDaemonOptions = {}): LocalDaemon => {
   const dialect: Dialect = options.dialect ?? 'feb';
   if (!['feb', 'may', 'aug'].includes(dialect)) {
@@ -99,70 +176,17 @@ export const makeLocalDaemon = (options: LocalDaemonOptions = {}): LocalDaemon =
     follow,
   });
 
-  const openMessage = (record: MessageRecord) =>
-    makeDirectoryExo(kernel, instrument, makeMessageHub(kernel, record), formulator.directory, follow, 'A message.');
-
-  const valueMarshal = makeValueMarshal(kernel);
   let rootHostInternals: HostInternals | undefined;
-  kernel.setMaker((id: string, formula: Formula) => {
-    switch (formula.type) {
-      case 'host': {
-        const { exo, internals } = makeHostExo(id, formula, powers);
-        if (id === rootHostId) rootHostInternals = internals;
-        return exo;
-      }
-      case 'guest':
-        return makeGuestExo(id, formula, powers);
-      case 'handle':
-        return makeExo('Handle', HandleInterface, {});
-      case 'directory':
-        return makeDirectoryExo(kernel, instrument, makeStoreHub(kernel, formula.store), formulator.directory, follow);
-      case 'mail-hub': {
-        const agent = kernel.formulaOf(formula.agent);
-        if (agent.type !== 'host' && agent.type !== 'guest') throw Error('A mail hub needs an agent');
-        return makeDirectoryExo(kernel, instrument, makeMailHub(kernel, agent.mailbox, openMessage), formulator.directory, follow, 'Messages.');
-      }
-      case 'marshal':
-        return valueMarshal.fromCapData({ body: formula.body, slots: [...formula.slots] });
-      case 'make-unconfined':
-        return runner.incarnate(id, formula);
-      case 'least-authority':
-        return makeLeastAuthority(dialect);
-      case 'endo':
-        return Far('Endo', { help: () => makeHelp('The Endo daemon.', {})() });
-      case 'worker':
-        return Far('EndoWorker', {});
-      case 'pet-inspector':
-        return Far('PetInspector', { help: () => makeHelp('Pet name inspector.', agentDocs)() });
-      default:
-        throw Error('Unknown formula type');
-    }
-  });
+  kernel.setMaker(
+    makeIncarnate(kernel, powers, dialect, (id, internals) => {
+      if (id === rootHostId) rootHostInternals = internals;
+    }),
+  );
 
   rootHostId = formulator.host().agentId;
   const hostExo = kernel.provide(rootHostId) as object;
   // The test's (or `endo run`'s) own connection to the daemon.
-  const exported = new Map<number, unknown>();
-  let nextNonce = 0;
-  const client = makeConnection(
-    'client',
-    Far('EndoBootstrap', {
-      host: () => hostExo,
-      getRef: (nonce: number) => {
-        const value = exported.get(nonce);
-        exported.delete(nonce);
-        return value;
-      },
-    }),
-    Far('EndoClient', {}),
-    connectionOptions,
-  );
-  const toClient = (value: unknown): Promise<Presence> => {
-    nextNonce += 1;
-    exported.set(nextNonce, value);
-    return E(client.nearBootstrap as Promise<{ getRef(nonce: number): Presence }>).getRef(nextNonce);
-  };
-  const hostPresence = E(client.nearBootstrap as Promise<{ host(): Presence }>).host();
+  const { client, toClient, hostPresence } = connectClient(hostExo, connectionOptions);
 
   const killWorkers = async (reason: Error) => {
     await Promise.all(runner.live().map(id => runner.cancel(id, reason)));
