@@ -87,6 +87,20 @@ test('/status gives the host a short summary without secrets; anyone else is tol
   t.is(llm.requests.length, 1, 'only "hello" reached the model');
 });
 
+test('/status says when the last error happened, redacted', async t => {
+  const token = 'sk-test-status-secret-4343';
+  const llm = makeScriptedProvider([{ error: `the LLM refused the key ${token}`, trouble: 'refused' }]);
+  const { ask } = await startReadyFae(t, { provider: llm.provider, env: { LAL_AUTH_TOKEN: token } });
+  await ask('hello');
+  const before = new Date().toISOString().slice(0, 16).replace('T', ' ');
+  const status = await ask('/status');
+  const line = status.split('\n').find(text => text.startsWith('- last error'));
+  t.truthy(line, status);
+  t.regex(line!, /^- last error \(\d{4}-\d{2}-\d{2} \d{2}:\d{2} UTC\): the LLM refused the key \[redacted\]$/);
+  t.true(line!.slice(14, 30) <= before, 'the time of the error, not of the question');
+  t.false(status.includes(token));
+});
+
 test('/forget forgets the sender’s conversation and says so; commands are never in the conversation', async t => {
   const llm = makeScriptedProvider(Array.from({ length: 4 }, (): ScriptedReply => echoReply));
   const { host } = await startReadyFae(t, { provider: llm.provider });

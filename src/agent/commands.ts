@@ -38,6 +38,7 @@ export interface StatusView {
   readonly storageError: string;
   readonly unstoredTurns: number;
   readonly lastError: string;
+  readonly lastErrorAt: string;
 }
 
 /** What answering a command works with. */
@@ -107,7 +108,7 @@ const statusText = (status: StatusView) => {
     `- messages handled: ${status.handledMessages}`,
     `- tokens: ${status.inputTokens} in, ${status.outputTokens} out`,
     `- conversations: ${status.conversations}; ${storage}${unstored}`,
-    ...(status.lastError === '' ? [] : [`- last error: ${status.lastError}`]),
+    ...(status.lastError === '' ? [] : [`- last error (${status.lastErrorAt.slice(0, 16).replace('T', ' ')} UTC): ${status.lastError}`]),
   ].join('\n');
 };
 

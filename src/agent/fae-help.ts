@@ -9,7 +9,7 @@ Methods: help(methodName?), status(), whenStarted(), followEvents().`,
   followEvents:
     'followEvents() returns an async iterator (call next() with E) of what fae does from now on: { type: turn-started | tool-called | progress | answered | turn-done, message (its number), … }; a follower that falls behind gets { type: missed, count }.',
   status:
-    'status() returns { state, handledMessages, inputTokens, outputTokens, provider, model, lastError }: state is starting, running, stopped or failed; the token counts add up what the LLM reported; storage is ok, or unavailable while the daemon refuses fae\'s conversation store (storageError says why, unstoredTurns how many turns wait in memory to be stored).',
+    'status() returns { state, handledMessages, inputTokens, outputTokens, provider, model, llm, lastError, lastErrorAt, … }: state is starting, running, stopped or failed; llm says whether fae has its language model settings yet; lastErrorAt is when lastError happened; the token counts add up what the LLM reported; storage is ok, or unavailable while the daemon refuses fae\'s conversation store (storageError says why, unstoredTurns how many turns wait in memory to be stored).',
 });
 
 export const helpFor = (texts: Readonly<Record<string, string>>, methodName?: string) =>

@@ -353,7 +353,7 @@ export const startFae = (
   let state: State = 'starting';
   // Settles once startup has succeeded or failed.
   const started = makePromiseKit<void>();
-  const tally: Tally = { handledMessages: 0, inputTokens: 0, outputTokens: 0, lastError: '' };
+  const tally: Tally = { handledMessages: 0, inputTokens: 0, outputTokens: 0, lastError: '', lastErrorAt: '' };
   const states = makeTurnStates();
   const dismiss = makeDismiss(powers, logger);
   const { provider, settings, askSettings } = llmOf(powers, { env, logger, redactor, tellHost }, { initialProvider, makeProvider });
@@ -391,6 +391,7 @@ export const startFae = (
       model: provider.model,
       llm: provider.isSet() ? 'ready' : 'waiting for the host to answer the settings form',
       lastError: tally.lastError,
+      lastErrorAt: tally.lastErrorAt,
       ...conversations.status(),
       usage: usage.status(),
     });
@@ -434,6 +435,7 @@ export const startFae = (
     started.resolve();
     state = 'failed';
     tally.lastError = redact(error instanceof Error ? error.message : String(error));
+    tally.lastErrorAt = new Date().toISOString();
     logger.warn('failed', { error: tally.lastError });
   });
 

@@ -41,6 +41,8 @@ export interface Tally {
   inputTokens: number;
   outputTokens: number;
   lastError: string;
+  /** When lastError happened (ISO), '' for never. */
+  lastErrorAt: string;
 }
 
 export interface MessageTurnOptions {
@@ -179,6 +181,7 @@ const commandClosing = async (
 const failedClosing = ({ redact, tally, logger }: MessageTurnOptions, error: unknown, subject: Subject): Closing => {
   const reason = redact(error instanceof Error ? error.message : String(error));
   tally.lastError = reason;
+  tally.lastErrorAt = new Date().toISOString();
   logger.warn('turn-failed', { message: subject.number, error: reason });
   tally.handledMessages += 1;
   return { notices: [turnFailedNotice(troubleOf(error), reason, subject)], noted: true };
