@@ -26,7 +26,6 @@ import { provideToolsDirectory } from '../toolbox/tools-directory.js';
 import { moveIntroducedTools } from '../toolbox/introduced-tools.js';
 import { systemPromptWith } from './system-prompt.js';
 import { makeConversations, type Conversations } from '../conversations/conversations.js';
-import { CONVERSATIONS_DIRECTORY } from '../conversations/store.js';
 import { followInbox } from './inbox.js';
 import { makeMessageTurns, type Tally } from './message-turn.js';
 import { makeFaeEvents, type FaeEvents } from './fae-events.js';
@@ -44,11 +43,11 @@ import type { StatusView } from './commands.js';
 import { watchOwnNames } from '../daemon/own-names.js';
 import { describeWith, makeSenderNames, type SenderNames } from './sender-names.js';
 import { makeUsageAccounts, type UsageAccounts } from './usage-accounts.js';
-import { BUDGET_NAME, followBudgetValue, makeBudget, type Budget } from './budget.js';
-import { USAGE_NAME } from '../usage/usage-store.js';
+import { followBudgetValue, makeBudget, type Budget } from './budget.js';
+import { SEALED_NAMES } from './sealed-names.js';
 import { makeProviderSwitch, type ProviderSwitch } from './provider-switch.js';
 import { makeHostForms, type HostForms } from './host-forms.js';
-import { SETTINGS_NAME, makeLlmSettings, type LlmSettings } from './llm-settings.js';
+import { makeLlmSettings, type LlmSettings } from './llm-settings.js';
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -275,12 +274,7 @@ const toolsOf = (
     logger,
     probeTimeoutMs: config.probeTimeoutMs,
     // The built-ins work on a view of fae's powers without the stores.
-    sealed: [
-      { name: CONVERSATIONS_DIRECTORY, holds: "fae's private memory of its conversations" },
-      { name: USAGE_NAME, holds: "fae's record of what its model calls cost" },
-      { name: BUDGET_NAME, holds: "the host's budget for fae's model calls" },
-      { name: SETTINGS_NAME, holds: "fae's language model settings" },
-    ],
+    sealed: SEALED_NAMES,
     // Nor the host's answers to fae's forms (a token, a decision).
     hidden: formAnswers,
     forgets: true,

@@ -1,0 +1,15 @@
+// The top-level names of fae's directory that no built-in tool may reach
+// (sealed-powers.ts): what fae keeps for itself and what the host sets for
+// it. Each says what it holds, for the one refusal the model reads.
+import type { SealedDirectory } from '../toolbox/sealed-powers.js';
+import { CONVERSATIONS_DIRECTORY } from '../conversations/store.js';
+import { USAGE_NAME } from '../usage/usage-store.js';
+import { BUDGET_NAME } from './budget.js';
+import { SETTINGS_NAME } from './llm-settings.js';
+
+export const SEALED_NAMES: readonly SealedDirectory[] = harden([
+  { name: CONVERSATIONS_DIRECTORY, holds: "fae's private memory of its conversations" },
+  { name: USAGE_NAME, holds: "fae's record of what its model calls cost" },
+  { name: BUDGET_NAME, holds: "the host's budget for fae's model calls" },
+  { name: SETTINGS_NAME, holds: "fae's language model settings" },
+]);
