@@ -41,7 +41,6 @@ test('the usage record, the budget and the LLM settings are sealed like the conv
         send: { recipient: special.host, strings: ['take ', ''], edgeNames: ['gift'], petNames: [text] },
       };
       for (const [tool, args] of Object.entries(attempts)) {
-        // eslint-disable-next-line no-await-in-loop -- one attempt at a time, so each refusal is its own
         await t.throwsAsync(call(tool, args), { message: refusal(shown, holds) }, `${tool} ${JSON.stringify(spelling)}`);
       }
     }
