@@ -146,3 +146,20 @@ test('a write the daemon refuses is tried again; the totals are counted in memor
   const restored = await until(host, status => status.usage.storage === 'saved');
   t.is(restored.usage.total.requests, 2);
 });
+
+test('a turn that fails after some model calls still counts what they spent', async t => {
+  t.timeout(BUSY_TIMEOUT_MS);
+  const llm = makeScriptedProvider([
+    { toolCalls: [{ name: 'list', arguments: {} }], usage: USAGE },
+    { error: 'the model went away' },
+  ]);
+  const { host, nextFromFae, daemon } = await startFaeInDaemon({ provider: llm.provider });
+  t.teardown(() => daemon.stop());
+  await nextFromFae(WAIT_MS);
+  await E(host).send('fae', ['use a tool, then fail'], [], []);
+  t.regex(messageText(await nextFromFae(WAIT_MS)), /the model went away/);
+  const status = await until(host, current => current.usage.total.requests === 1);
+  t.is(status.inputTokens, 1000);
+  t.is(status.outputTokens, 50);
+  t.deepEqual(status.usage.correspondents.map((entry: Far) => [entry.name, entry.requests]), [[specialNames.host, 1]]);
+});

@@ -26,7 +26,7 @@ import type { EditableAnswers } from './editable-answers.js';
 import type { OwnCopyWaits } from './own-copy-waits.js';
 import type { FaeEvents } from './fae-events.js';
 import { turnCancellation, type TurnEnd, type TurnSignals } from './inbox.js';
-import { runTurn, type TurnOutcome } from './turn.js';
+import { noUsage, runTurn, type TurnOutcome, type TurnUsage } from './turn.js';
 import type { TurnState, TurnStates } from './turn-states.js';
 import { subjectOf, turnFailedNotice, type Subject } from './closing-notices.js';
 import type { HostReports } from './host-reports.js';
@@ -132,20 +132,26 @@ const turnToolsOf = (options: MessageTurnOptions, state: TurnState) => {
 };
 
 
+/** What a turn's model calls spent, counted for status(), the budget and its correspondent's usage. */
+const spend = ({ tally, usage, budget }: MessageTurnOptions, spent: TurnUsage, state: TurnState, sender: string) => {
+  tally.inputTokens += spent.inputTokens;
+  tally.outputTokens += spent.outputTokens;
+  budget.spend(state.correspondent, spent.inputTokens + spent.outputTokens);
+  // Stored in the background: the answer waits for nothing.
+  return usage.turn(state.correspondent, petNameIn(sender), spent);
+};
+
 /** Counts the finished loop, for status() and its correspondent's usage, and logs it. */
 const tallied = (
-  { tally, logger, usage, budget }: MessageTurnOptions,
+  options: MessageTurnOptions,
   outcome: Exclude<TurnOutcome, { kind: 'cancelled' }>,
   state: TurnState,
   sender: string,
 ) => {
+  const { tally, logger } = options;
   // Counted before answering, so status() agrees with what was answered.
   tally.handledMessages += 1;
-  tally.inputTokens += outcome.usage.inputTokens;
-  tally.outputTokens += outcome.usage.outputTokens;
-  budget.spend(state.correspondent, outcome.usage.inputTokens + outcome.usage.outputTokens);
-  // Stored in the background: the answer waits for nothing.
-  const totals = usage.turn(state.correspondent, petNameIn(sender), outcome.usage);
+  const totals = spend(options, outcome.usage, state, sender);
   logger.event('turn-finished', {
     message: state.number,
     outcome: outcome.kind,
@@ -220,7 +226,9 @@ export const makeMessageTurns = (options: MessageTurnOptions) => {
     { sender, stop, tools, discover, progress }: TurnParts,
     subject: Subject,
   ): Promise<Closing | TurnEnd> => {
+    const spent = noUsage();
     const outcome = await runTurn(turn.messages, tools, {
+      usage: spent,
       provider,
       discover,
       limits: config,
@@ -235,6 +243,10 @@ export const makeMessageTurns = (options: MessageTurnOptions) => {
       },
       onModelCall: progress.waiting,
       onText: progress.text,
+    }).catch(error => {
+      // What the calls before the failure spent is spent all the same.
+      if (spent.requests > 0) spend(options, spent, state, sender);
+      throw error;
     });
     if (outcome.kind !== 'cancelled') {
       tallied(options, outcome, state, sender);

@@ -30,6 +30,12 @@ export interface TurnDependencies {
   readonly cancelled: Cancellation;
   readonly makeCallId: MakeCallId;
   readonly logger: Logger;
+  /**
+   * Where the turn adds up what its model calls spent (a fresh record by
+   * default); the caller's own, so that what calls before a failure spent
+   * still counts when runTurn rejects.
+   */
+  readonly usage?: TurnUsage;
   /** For log lines: which message this turn answers. */
   readonly messageNumber?: bigint;
   /** Told of each tool call as it starts (fae's events, progress). */
@@ -61,6 +67,9 @@ export interface TurnUsage {
   cacheWriteInputTokens: number;
   outputTokens: number;
 }
+
+/** Nothing spent yet. */
+export const noUsage = (): TurnUsage => ({ requests: 0, inputTokens: 0, cachedInputTokens: 0, cacheWriteInputTokens: 0, outputTokens: 0 });
 
 const addResponseUsage = (usage: TurnUsage, reported: Usage | undefined) => {
   usage.requests += 1;
@@ -219,7 +228,7 @@ export const runTurn = async (
   const { provider, limits, cancelled, makeCallId, logger } = deps;
   const stop: Promise<typeof CANCELLED> = cancelled.promise.then(() => CANCELLED);
   const usedIds = new Set<string>();
-  const usage: TurnUsage = { requests: 0, inputTokens: 0, cachedInputTokens: 0, cacheWriteInputTokens: 0, outputTokens: 0 };
+  const usage: TurnUsage = deps.usage ?? noUsage();
   let tools = initialTools;
   for (let iteration = 1; iteration <= limits.maxIterations; iteration += 1) {
     // Already cancelled (say, while tools ran): ask the model nothing more.
