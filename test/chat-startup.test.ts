@@ -5,6 +5,11 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { closedLoopbackUrl, startLlmServer } from './support/llm-server.js';
 import { startChat } from './support/chat-process.js';
+import { tempDirs } from './support/temp-dirs.js';
+import fs from 'node:fs';
+import path from 'node:path';
+
+const tempDir = tempDirs('fae-chat-token-');
 
 const SECRET = 'sk-chat-test-DO-NOT-PRINT-4f1c9a';
 
@@ -138,4 +143,18 @@ test('a model Ollama does not have is pointed out, and the chat still starts', a
   t.is(code, 0, stderr);
   t.regex(stderr, /Ollama has no model "not-pulled" yet: run "ollama pull not-pulled"/);
   t.regex(stdout, /\/give <tool> \[message\]/);
+});
+
+test('the API key may come from a file (LAL_AUTH_TOKEN_FILE), as for the setup scripts', async t => {
+  const server = await startLlmServer('openai');
+  t.teardown(() => server.close());
+  const file = path.join(tempDir(), 'key');
+  fs.writeFileSync(file, `${SECRET}\n`);
+  const { LAL_HOST } = server.env();
+  const chat = startChat({ env: { LAL_HOST, LAL_MODEL: 'test-model', LAL_AUTH_TOKEN_FILE: file } });
+  chat.end();
+  const { code, stdout, stderr } = await chat.exited;
+  t.is(code, 0, stderr);
+  t.is(server.requests[0].headers.authorization, `Bearer ${SECRET}`);
+  t.false(`${stdout}${stderr}`.includes(SECRET));
 });

@@ -19,6 +19,7 @@ import { makePromiseKit } from '@endo/promise-kit';
 import { describeError } from './describe-error.js';
 import { makeEnvRedactor } from '../logging/redact.js';
 import type { Env } from '../provisioning/provisioning.js';
+import { resolveAuthToken } from '../provisioning/auth-token.js';
 import { quietBound, readSettings, type Settings } from './settings.js';
 import { parseChatOptions, USAGE, type ChatOptions } from './options.js';
 import { checkLlmReachable } from './reachability.js';
@@ -42,15 +43,23 @@ const withTimeout = <T>(promise: Promise<T>, ms: number) =>
     }),
   ]);
 
-const runChat = async (args: readonly string[], env: Env): Promise<number> => {
-  const redact = makeEnvRedactor(env);
+/** What the chat starts from, once its options and settings are read and the LLM is reachable. */
+interface ChatStart {
+  readonly options: ChatOptions;
+  readonly settings: Settings;
+  readonly redact: (text: string) => string;
+  /** Said once the screen is up: the LLM answered, but with a caveat. */
+  readonly warning?: string;
+}
+
+/** Reads the command line and the settings, and checks the LLM; the exit code when the chat cannot start. */
+const prepareChat = async (args: readonly string[], givenEnv: Env): Promise<ChatStart | number> => {
+  let redact = makeEnvRedactor(givenEnv);
   const fail = (text: string) => {
     process.stderr.write(`${redact(text)}\n`);
     return 1;
   };
-
   let options: ChatOptions;
-  let settings: Settings;
   try {
     options = parseChatOptions(args);
   } catch (error) {
@@ -61,14 +70,74 @@ const runChat = async (args: readonly string[], env: Env): Promise<number> => {
     process.stdout.write(`${USAGE}\n`);
     return 0;
   }
+  let settings: Settings;
   try {
+    // The API key may come from a file (LAL_AUTH_TOKEN_FILE), as for the setup scripts.
+    const env = resolveAuthToken(givenEnv, { argv: [], warn: text => process.stderr.write(`${text}\n`) });
+    redact = makeEnvRedactor(env);
     settings = readSettings(env, options);
   } catch (error) {
     return fail(`fae cannot start: ${describeError(error)}`);
   }
-
   const reachability = await checkLlmReachable(settings.provider);
   if (!reachability.ok) return fail(reachability.paragraph);
+  return { options, settings, redact, warning: reachability.warning };
+};
+
+/** Hands each typed line to the chat's commands, one after another in the order typed; at the end of input, leaves once they are done. */
+const serveLines = (
+  input: readline.Interface,
+  { context, isLeaving, onClose, leave }: {
+    readonly context: Parameters<typeof runLine>[1];
+    readonly isLeaving: () => boolean;
+    readonly onClose: () => void;
+    readonly leave: (drain: boolean) => Promise<number>;
+  },
+) => {
+  let queue: Promise<void> = Promise.resolve();
+  input.on('line', line => {
+    if (isLeaving()) return;
+    queue = queue.then(() => runLine(line, context));
+  });
+  input.on('close', () => {
+    onClose();
+    void queue.then(() => leave(true));
+  });
+};
+
+/**
+ * Whether fae stopped on its own (its startup failed, say): then the user
+ * is told, and the chat stops waiting for answers. A stop the chat caused
+ * (reset, leaving) is no news.
+ */
+const faeAliveCheck =
+  ({ session, isLeaving, pending, screen }: {
+    readonly session: () => ChatSession | undefined;
+    readonly isLeaving: () => boolean;
+    readonly pending: ReturnType<typeof makePendingAnswers>;
+    readonly screen: ReturnType<typeof makeScreen>;
+  }) =>
+  () => {
+    if (isLeaving()) return;
+    session()
+      ?.faeStatus()
+      .then(status => {
+        if (status === undefined || isLeaving()) return;
+        if (status.state !== 'failed' && status.state !== 'stopped') return;
+        pending.faeStopped();
+        screen.error(`fae has stopped${status.lastError ? `: ${status.lastError}` : ''}; /reset starts it again`);
+      })
+      .catch(() => {});
+  };
+
+const runChat = async (args: readonly string[], givenEnv: Env): Promise<number> => {
+  const prepared = await prepareChat(args, givenEnv);
+  if (typeof prepared === 'number') return prepared;
+  const { options, settings, redact } = prepared;
+  const fail = (text: string) => {
+    process.stderr.write(`${redact(text)}\n`);
+    return 1;
+  };
 
   const interactive = Boolean(process.stdin.isTTY && process.stdout.isTTY);
   const screen = makeScreen({
@@ -78,27 +147,14 @@ const runChat = async (args: readonly string[], env: Env): Promise<number> => {
     verbose: options.verbose,
     redact,
   });
-  if (reachability.warning !== undefined) screen.error(reachability.warning);
+  if (prepared.warning !== undefined) screen.error(prepared.warning);
 
   const progress = makeProgress(screen.status);
   const pending = makePendingAnswers({ onBusyChange: progress.setBusy });
   let session: ChatSession | undefined;
   let leaving: Promise<number> | undefined;
 
-  // fae stopped on its own (its startup failed, say): tell the user, and
-  // stop waiting for answers. A stop we caused (reset, leaving) is no news.
-  const checkFaeAlive = () => {
-    if (leaving !== undefined) return;
-    session
-      ?.faeStatus()
-      .then(status => {
-        if (status === undefined || leaving !== undefined) return;
-        if (status.state !== 'failed' && status.state !== 'stopped') return;
-        pending.faeStopped();
-        screen.error(`fae has stopped${status.lastError ? `: ${status.lastError}` : ''}; /reset starts it again`);
-      })
-      .catch(() => {});
-  };
+  const checkFaeAlive = faeAliveCheck({ session: () => session, isLeaving: () => leaving !== undefined, pending, screen });
   // fae's log lines are only shown (with --verbose): what the chat knows
   // of fae comes from its events and its mail.
   const restoreConsole = installQuietConsole(line => screen.log(line));
@@ -181,22 +237,19 @@ const runChat = async (args: readonly string[], env: Env): Promise<number> => {
   );
   screen.attach(input);
 
-  // Lines are handled one after another, in the order they were typed.
-  let queue: Promise<void> = Promise.resolve();
-  const context = harden({
-    session: chat,
-    screen,
-    quit: async () => {
-      void leave(false);
+  serveLines(input, {
+    context: harden({
+      session: chat,
+      screen,
+      quit: async () => {
+        void leave(false);
+      },
+    }),
+    isLeaving: () => leaving !== undefined,
+    onClose: () => {
+      inputClosed = true;
     },
-  });
-  input.on('line', line => {
-    if (leaving !== undefined) return;
-    queue = queue.then(() => runLine(line, context));
-  });
-  input.on('close', () => {
-    inputClosed = true;
-    void queue.then(() => leave(true));
+    leave,
   });
   if (interruptedEarly) void leave(false);
   return finished.promise;
