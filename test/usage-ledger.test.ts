@@ -60,6 +60,9 @@ test('the built-in table knows a few models, dated names by their family, and no
   t.is(builtInPrice('gpt-4o-mini')?.cached, 0.075);
   t.is(builtInPrice('gpt-4x1'), undefined, 'a dot in a name is a dot');
   t.is(builtInPrice('qwen3'), undefined);
+  t.is(builtInPrice('claude-opus-5')?.input, 5);
+  t.is(builtInPrice('claude-sonnet-5')?.cached, 0.2);
+  t.is(builtInPrice('claude-sonnet-5-5'), undefined, 'not its family: Sonnet 5.5 is not Sonnet 5');
 });
 
 test('a cost counts plain, cached and written input at their own prices', t => {

@@ -19,7 +19,14 @@ export interface Prices {
  * Published list prices, per million tokens, of a handful of well-known
  * models, checked against the providers' own pages:
  *   https://docs.anthropic.com/en/docs/about-claude/pricing (November
- *     2025: base input, 5-minute cache writes, cache hits, output);
+ *     2025: base input, 5-minute cache writes, cache hits, output; the
+ *     Opus 4.6 to 5 rows again, unchanged from Opus 4.5's, on
+ *     https://platform.claude.com/docs/en/about-claude/pricing, November
+ *     2026), and Sonnet 5 from its model page
+ *     (https://platform.claude.com/docs/en/models/sonnet-5/overview,
+ *     November 2026; models whose cache prices these pages did not show
+ *     alike, such as Sonnet 5.5, Opus 5.5 and Haiku 5.5, are left to
+ *     FAE_PRICES);
  *   https://platform.openai.com/docs/pricing (November 2025: input,
  *     cached input, output; OpenAI bills no cache write).
  * Prices change: FAE_PRICES overrides this table for the model fae runs
@@ -27,7 +34,12 @@ export interface Prices {
  * takes its family's price.
  */
 const BUILT_IN_PRICES: Readonly<Record<string, Prices>> = harden({
+  'claude-opus-5': { input: 5, cached: 0.5, cacheWrite: 6.25, output: 25 },
+  'claude-opus-4-8': { input: 5, cached: 0.5, cacheWrite: 6.25, output: 25 },
+  'claude-opus-4-7': { input: 5, cached: 0.5, cacheWrite: 6.25, output: 25 },
+  'claude-opus-4-6': { input: 5, cached: 0.5, cacheWrite: 6.25, output: 25 },
   'claude-opus-4-5': { input: 5, cached: 0.5, cacheWrite: 6.25, output: 25 },
+  'claude-sonnet-5': { input: 2, cached: 0.2, cacheWrite: 2.5, output: 10 },
   'claude-sonnet-4-5': { input: 3, cached: 0.3, cacheWrite: 3.75, output: 15 },
   'claude-haiku-4-5': { input: 1, cached: 0.1, cacheWrite: 1.25, output: 5 },
   'gpt-5': { input: 1.25, cached: 0.125, cacheWrite: 1.25, output: 10 },
