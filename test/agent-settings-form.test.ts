@@ -7,7 +7,8 @@
 import test from 'ava';
 import { E } from '@endo/far';
 import { dialect, fromSelf, makeLocalDaemon, messageText, nextMessage, specialNames, type MessageRecord } from './support/daemon.js';
-import { startLlmServer, type LlmServer } from './support/llm-server.js';
+import { closedLoopbackUrl, startLlmServer, type LlmServer } from './support/llm-server.js';
+import { inFormWords } from '../src/agent/llm-settings.js';
 import type { Far } from './support/fae-harness.js';
 
 const agentUrl = new URL('../agent.js', import.meta.url).href;
@@ -145,10 +146,44 @@ test('settings fae cannot use are refused with the reason, and the old ones kept
   await E(started.host).send('fae', ['/settings'], [], []);
   await answerNextForm(started, { host: 'localhost:11434', model: 'x', authToken: '', maxTokens: '100' });
   const texts = [messageText(await started.next()), messageText(await started.next())];
-  t.true(texts.some(text => /^I kept my settings: LAL_HOST must start with http:\/\/ or https:\/\//.test(text)), texts.join('\n'));
+  // In the form's words: the host filled in a "Provider URL", and never saw LAL_HOST.
+  t.true(texts.some(text => /^I kept my settings: the provider URL must start with http:\/\/ or https:\/\//.test(text)), texts.join('\n'));
+  t.false(texts.some(text => text.includes('LAL_')), texts.join('\n'));
   await E(started.host).send('fae', ['Still there?'], [], []);
   t.is(messageText(await started.next()), 'still here');
   t.is(llm.chatRequests[0].body.model, 'kept-model');
+});
+
+test('with settings from the form, the host reads of trouble in the form\'s words; the log keeps LAL_HOST', async t => {
+  if (!hasForms) {
+    t.pass('no forms on February');
+    return;
+  }
+  const started = await startAgent(t, {});
+  await started.next(); // ready
+  const down = await closedLoopbackUrl('openai');
+  await answerNextForm(started, { host: down, model: 'm', authToken: FORM_TOKEN, maxTokens: '100' });
+  t.regex(messageText(await started.next()), /^Settings changed: I now use the openai model "m" at /);
+  await E(started.host).send('fae', ['are you there?'], [], []);
+  const notice = messageText(await started.next());
+  t.true(notice.startsWith(`Sorry, I could not answer message #`), notice);
+  t.regex(notice, /cannot reach the LLM at .*; check the provider URL in \/settings and that the server is running$/);
+  t.false(notice.includes('LAL_'), notice);
+  const status = await E(await started.controller()).status();
+  t.regex(status.lastError, /check the provider URL in \/settings/);
+  t.false(notice.includes(FORM_TOKEN));
+});
+
+test('inFormWords names the settings as the form does', t => {
+  t.is(
+    inFormWords('the LLM at x denied access (HTTP 401); no LAL_AUTH_TOKEN is set: set LAL_AUTH_TOKEN to a valid API key for it', ' in /settings'),
+    'the LLM at x denied access (HTTP 401); no API token is set: set the API token in /settings to a valid API key for it',
+  );
+  t.is(
+    inFormWords('the LLM at x does not know the model "m" (HTTP 404); set LAL_MODEL to a model it serves'),
+    'the LLM at x does not know the model "m" (HTTP 404); set the model to a model it serves',
+  );
+  t.is(inFormWords('raise LAL_MAX_TOKENS, or LAL_MAX_RETRIES', ' in /settings'), 'raise the maximum tokens per answer in /settings, or LAL_MAX_RETRIES');
 });
 
 test("the model's tools never see the host's answer or the stored settings", async t => {

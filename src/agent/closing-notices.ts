@@ -105,14 +105,14 @@ export const forgetFailedNotice = (reason: string, subject: Subject): Notice =>
   });
 harden(forgetFailedNotice);
 
-/** The model's answer stopped at LAL_MAX_TOKENS. */
-export const cutOffNotice = (subject: Subject): Notice =>
+/** The model's answer stopped at LAL_MAX_TOKENS; `hostWords` names that setting as the host knows it. */
+export const cutOffNotice = (subject: Subject, hostWords: (text: string) => string = text => text): Notice =>
   harden({
     kind: 'cut-off',
     plain: '(This answer was cut off at my length limit.)',
     detailed: subject.fromHost
-      ? '(This answer was cut off at the output limit, LAL_MAX_TOKENS.)'
-      : `My answer to ${messageRef(subject)} was cut off at the output limit; raise LAL_MAX_TOKENS if answers should be longer.`,
+      ? `(This answer was cut off at the output limit, ${hostWords('LAL_MAX_TOKENS')}.)`
+      : `My answer to ${messageRef(subject)} was cut off at the output limit; raise ${hostWords('LAL_MAX_TOKENS')} if answers should be longer.`,
   });
 harden(cutOffNotice);
 

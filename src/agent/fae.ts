@@ -203,6 +203,7 @@ const turnsOn = (parts: FaeParts, daemon: DaemonAdapter, ownId: string | undefin
   return makeMessageTurns({
     ...parts,
     provider: conversations.meter(parts.provider),
+    hostWords: parts.settings.hostWords,
     offered: () => registry.current(),
     deliver: makeDeliver(daemon, logger, redact, parts.senderNames),
     describeSender: describeWith(parts.senderNames),

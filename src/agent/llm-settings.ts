@@ -30,6 +30,28 @@ export const SETTINGS_DESCRIPTION =
 const FORM_NAMES = ['LAL_HOST', 'LAL_MODEL', 'LAL_AUTH_TOKEN', 'LAL_MAX_TOKENS'] as const;
 const SETUP_NAMES = [...FORM_NAMES, 'LAL_PROVIDER'] as const;
 
+/**
+ * The form's words for the settings it sets, where a text names them as the
+ * setup does (LAL_HOST…): the host who set fae up from the form never saw
+ * those names. `where` follows each name (where the host changes it).
+ */
+const FORM_WORDS: readonly (readonly [string, string, boolean])[] = harden([
+  ['no LAL_AUTH_TOKEN is set', 'no API token is set', false],
+  ['LAL_HOST', 'the provider URL', true],
+  ['LAL_MODEL', 'the model', true],
+  ['LAL_AUTH_TOKEN', 'the API token', true],
+  ['LAL_MAX_TOKENS', 'the maximum tokens per answer', true],
+]);
+
+/** `text` with the settings the form sets named as the form names them. */
+export const inFormWords = (text: string, where = '') =>
+  FORM_WORDS.reduce(
+    // A RegExp of its own each time: a hardened one cannot keep its lastIndex.
+    (words, [name, formName, placed]) => words.replace(new RegExp(`\\b${name}\\b`, 'g'), placed ? `${formName}${where}` : formName),
+    text,
+  );
+harden(inFormWords);
+
 /** What fae stores: the settings the form gave, and the setup they were given over. */
 interface StoredSettings {
   readonly given: Readonly<Record<string, string>>;
@@ -89,6 +111,8 @@ export interface LlmSettingsOptions {
 export const makeLlmSettings = ({ env, powers, logger, providers, makeProvider, learnSecrets, tellHost }: LlmSettingsOptions) => {
   /** The settings in use: the env, with the host's answers over it. */
   let current: Env = env;
+  /** Whether the settings in use came from the form (the host knows them by its words). */
+  let fromForm = false;
   let forms: HostForms | undefined;
 
   const store = (next: Env) =>
@@ -97,17 +121,19 @@ export const makeLlmSettings = ({ env, powers, logger, providers, makeProvider, 
       .catch(error => logger.warn('settings-not-stored', { error }));
 
   /** Takes settings; false (and the host is told why) when they cannot be used. */
-  const take = async (next: Env, { announce }: { announce: boolean }) => {
+  const take = async (next: Env, { announce, given }: { announce: boolean; given: boolean }) => {
     learnSecrets(next);
     let provider: Provider;
     try {
       provider = makeProvider(next);
     } catch (error) {
-      await tellHost(`I kept my settings: ${error instanceof Error ? error.message : String(error)}. /settings sends the form again.`);
+      const reason = error instanceof Error ? error.message : String(error);
+      await tellHost(`I kept my settings: ${given ? inFormWords(reason) : reason}. /settings sends the form again.`);
       return false;
     }
     providers.use(provider);
     current = next;
+    fromForm = given;
     const described = describeProviderConfig(readProviderConfig(next));
     logger.event('settings-changed', { settings: described });
     if (announce) await tellHost(`Settings changed: I now use the ${described}.`);
@@ -116,7 +142,7 @@ export const makeLlmSettings = ({ env, powers, logger, providers, makeProvider, 
 
   const onAnswer = async (values: FormValues) => {
     const next = answeredEnv(current, values);
-    if (await take(next, { announce: true })) await store(next);
+    if (await take(next, { announce: true, given: true })) await store(next);
   };
 
   /** Mails the host the form; its answer is taken whenever it comes. */
@@ -146,7 +172,7 @@ export const makeLlmSettings = ({ env, powers, logger, providers, makeProvider, 
     restore: async (hostForms: HostForms) => {
       forms = hostForms;
       const stored = await readStored();
-      if (stored !== undefined) await take(stored, { announce: false });
+      if (stored !== undefined) await take(stored, { announce: false, given: true });
     },
     /**
      * Then, without an LLM: the form, unless one sent before a restart is
@@ -156,13 +182,18 @@ export const makeLlmSettings = ({ env, powers, logger, providers, makeProvider, 
     askIfUnset: async () => {
       if (providers.isSet()) return;
       if (forms === undefined || !forms.available) {
-        await take(env, { announce: false });
+        await take(env, { announce: false, given: false });
       } else if (!(await forms.hasOpenForm(SETTINGS_DESCRIPTION))) {
         ask();
       }
     },
     /** /settings: the form again, filled in with what fae uses now. */
     ask,
+    /**
+     * A text for the host that names settings as the setup does (LAL_HOST…),
+     * in the form's words while the settings in use came from the form.
+     */
+    hostWords: (text: string) => (fromForm ? inFormWords(text, ' in /settings') : text),
     /** Late answers (after a restart) to a settings form. */
     kind: harden({ recognizes: (description: string) => description === SETTINGS_DESCRIPTION, onLateAnswer: onAnswer }) as FormKind,
   });

@@ -85,6 +85,8 @@ export interface MessageTurnOptions {
   readonly status: () => StatusView;
   /** /settings: mails the host the settings form (false where there are no forms). */
   readonly askSettings: () => boolean;
+  /** The host's words for the settings a text names (LAL_HOST…): the form's, when the host gave them there. */
+  readonly hostWords?: (text: string) => string;
   /** What each turn cost, per correspondent and model. */
   readonly usage: UsageAccounts;
 }
@@ -184,13 +186,18 @@ const commandClosing = async (
 };
 
 /** A turn that failed: the sender is told in its voice, the host in its own. */
-const failedClosing = ({ redact, tally, logger }: MessageTurnOptions, error: unknown, subject: Subject): Closing => {
+const failedClosing = (
+  { redact, tally, logger, hostWords = text => text }: MessageTurnOptions,
+  error: unknown,
+  subject: Subject,
+): Closing => {
   const reason = redact(error instanceof Error ? error.message : String(error));
-  tally.lastError = reason;
+  // The log keeps the setup's names; the host reads its own (/status, the notice).
+  tally.lastError = hostWords(reason);
   tally.lastErrorAt = new Date().toISOString();
   logger.warn('turn-failed', { message: subject.number, error: reason });
   tally.handledMessages += 1;
-  return { notices: [turnFailedNotice(troubleOf(error), reason, subject)], noted: true };
+  return { notices: [turnFailedNotice(troubleOf(error), hostWords(reason), subject)], noted: true };
 };
 
 /** A message left without a turn (handled before, or past its budget): dismissed as answered ones are. */

@@ -59,7 +59,7 @@ export const makeTurnClosing = (options: MessageTurnOptions) => {
     if (state.answered) return {};
     if (outcome.content.trim() !== '') {
       // The model answered in plain text: deliver it to the sender.
-      return { answer: outcome.content, notices: outcome.cutOff ? [cutOffNotice(subject)] : [] };
+      return { answer: outcome.content, notices: outcome.cutOff ? [cutOffNotice(subject, options.hostWords)] : [] };
     }
     // Silence would leave the sender waiting forever.
     return { answer: emptyAnswerText(subject), noted: true };
