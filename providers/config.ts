@@ -116,6 +116,12 @@ const checkHost = (host: string): string => {
       `LAL_HOST must start with http:// or https://, not ${q(redactUrl(host))}; for example ${q(DEFAULT_HOST)}`,
     );
   }
+  // The SDKs' fetch refuses a URL with credentials in it: every request would fail as unreachable.
+  if (url.username !== '' || url.password !== '') {
+    throw Error(
+      `LAL_HOST must not carry a user name or password (${q(redactUrl(host))}); give the API key as LAL_AUTH_TOKEN instead`,
+    );
+  }
   return host;
 };
 

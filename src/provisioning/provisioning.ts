@@ -172,7 +172,7 @@ export const readFaeSetupConfig = (env: Env): FaeSetupConfig => {
   // Without LAL_HOST or LAL_PROVIDER fae asks its host (llm-settings.ts).
   const summary =
     forwarded.LAL_HOST === undefined && forwarded.LAL_PROVIDER === undefined
-      ? `no LLM named: fae sends you a settings form (May and August daemons; answer it in the Endo Chat UI), or uses the ${describeProviderConfig(provider)} (February)`
+      ? `no LLM named: ${names.guest} sends you a settings form (May and August daemons; answer it in the Endo Chat UI), or uses the ${describeProviderConfig(provider)} (February)`
       : describeProviderConfig(provider);
   return harden({ names, env: forwarded, summary });
 };
