@@ -99,20 +99,36 @@ const FaeInterface = M.interface('Fae', {
 
 type State = 'starting' | 'running' | 'stopped' | 'failed';
 
+/** Dismissals remembered, so that a second one for the same message is not asked of the daemon. */
+const DISMISSALS_KEPT = 256;
+
 /**
  * Dismissals fae makes for itself: a refusal is logged, never thrown.
- * Resolves whether the message is gone.
+ * Resolves whether the message is gone. One message may be let go by two
+ * paths (an answer's copy once it is no longer open to edits, and once its
+ * conversation is stored): the daemon is asked once.
  */
-const makeDismiss = (powers: Ref<GuestPowers>, logger: Logger) => (number: bigint) =>
-  E(powers)
-    .dismiss(number)
-    .then(
-      () => true,
-      error => {
-        logger.warn('dismiss-failed', { message: number, error });
-        return false;
-      },
-    );
+const makeDismiss = (powers: Ref<GuestPowers>, logger: Logger) => {
+  const asked = new Map<bigint, Promise<boolean>>();
+  return (number: bigint) => {
+    const earlier = asked.get(number);
+    if (earlier !== undefined) return earlier;
+    const gone = E(powers)
+      .dismiss(number)
+      .then(
+        () => true,
+        error => {
+          logger.warn('dismiss-failed', { message: number, error });
+          // Asked again next time: the daemon may have been busy.
+          asked.delete(number);
+          return false;
+        },
+      );
+    asked.set(number, gone);
+    if (asked.size > DISMISSALS_KEPT) asked.delete(asked.keys().next().value as bigint);
+    return gone;
+  };
+};
 
 /** What fae's startup steps work on. */
 interface StartupParts {
