@@ -16,6 +16,8 @@ test('defaults', t => {
     builtIns: ['directory', 'mail', 'inspection', 'conversations'],
     budgetTokens: undefined,
     budgetHost: false,
+    turnsPerMinute: 8,
+    pauseMs: 600000,
     parallelTools: true,
     autoDismiss: true,
     debug: false,

@@ -45,6 +45,13 @@ export interface FaeConfig {
   readonly budgetTokens: number | undefined;
   /** Whether the host's messages count against the budget too (FAE_BUDGET_HOST). */
   readonly budgetHost: boolean;
+  /**
+   * Model turns a correspondent (not the host) may start within a minute
+   * (FAE_TURNS_PER_MINUTE; 0 for no limit), and how long one past it gets
+   * no model answer (FAE_PAUSE_MS): two agents answering each other stop.
+   */
+  readonly turnsPerMinute: number;
+  readonly pauseMs: number;
   /** Turns that may run at once, each in a different conversation (FAE_CONCURRENT_TURNS). */
   readonly concurrentTurns: number;
   /** Run the tool calls of one model response concurrently (FAE_PARALLEL_TOOLS). */
@@ -102,6 +109,8 @@ export const DEFAULT_CONCURRENT_TURNS = 4;
 export const DEFAULT_PROGRESS_AFTER_MS = 1500;
 export const DEFAULT_EDITABLE_TURNS = 2;
 export const DEFAULT_EDITABLE_MS = 10 * 60_000;
+export const DEFAULT_TURNS_PER_MINUTE = 8;
+export const DEFAULT_PAUSE_MS = 10 * 60_000;
 export const DEFAULT_FAE_NAME = 'fae';
 /**
  * The longest FAE_SYSTEM_PROMPT, in characters (some 4,000 tokens): it
@@ -219,6 +228,8 @@ export const readFaeConfig = (env: Env): FaeConfig =>
     builtIns: readBuiltInGroups(env),
     budgetTokens: env.FAE_BUDGET_TOKENS?.trim() ? readPositiveInteger(env, 'FAE_BUDGET_TOKENS', 1) : undefined,
     budgetHost: readSwitch(env, 'FAE_BUDGET_HOST', false),
+    turnsPerMinute: readWholeNumber(env, 'FAE_TURNS_PER_MINUTE', DEFAULT_TURNS_PER_MINUTE),
+    pauseMs: readPositiveInteger(env, 'FAE_PAUSE_MS', DEFAULT_PAUSE_MS),
     contextTokens: readPositiveInteger(env, 'FAE_CONTEXT_TOKENS', DEFAULT_CONTEXT_TOKENS),
     maxMessages: env.LAL_MAX_MESSAGES?.trim()
       ? readPositiveInteger(env, 'LAL_MAX_MESSAGES', 0)

@@ -45,6 +45,7 @@ import { describeWith, makeSenderNames, type SenderNames } from './sender-names.
 import { makeUsageAccounts, type UsageAccounts } from './usage-accounts.js';
 import { followBudgetValue, makeBudget, type Budget } from './budget.js';
 import { SEALED_NAMES } from './sealed-names.js';
+import { makePace, type Pace } from './pace.js';
 import { makeProviderSwitch, type ProviderSwitch } from './provider-switch.js';
 import { makeHostForms, type HostForms } from './host-forms.js';
 import { makeLlmSettings, type LlmSettings } from './llm-settings.js';
@@ -183,6 +184,7 @@ interface FaeParts {
   readonly status: () => StatusView;
   readonly usage: UsageAccounts;
   readonly budget: Budget;
+  readonly pace: Pace;
   readonly settings: LlmSettings;
   /** /settings: false where fae's settings cannot change while it runs. */
   readonly askSettings: () => boolean;
@@ -384,6 +386,7 @@ export const startFae = (
   });
   const { builtIns, registry } = toolsOf(powers, { config, logger, states, daemonAdapter }, ownNames, formAnswers);
   const budget = makeBudget({ settings: { tokens: config.budgetTokens, host: config.budgetHost }, logger, tellHost });
+  const pace = makePace({ settings: { perMinute: config.turnsPerMinute, pauseMs: config.pauseMs }, logger, tellHost });
   // Read again whenever the host changes it: no call per turn.
   followBudgetValue(powers, budget, ownNames);
   void cancelled.promise.then(() => {
@@ -408,7 +411,7 @@ export const startFae = (
     });
   const parts: FaeParts = {
     ...{ config, logger, redact, provider, cancelled, correspondentOf, tally, states, dismiss, editable, status },
-    ...{ conversations, builtIns, registry, daemonAdapter, usage, budget, settings },
+    ...{ conversations, builtIns, registry, daemonAdapter, usage, budget, pace, settings },
     askSettings,
     events: makeFaeEvents(),
     copies: makeOwnCopyWaits(),

@@ -33,6 +33,7 @@ import type { HostReports } from './host-reports.js';
 import { answerCommand, commandOf, type Command, type StatusView } from './commands.js';
 import type { UsageAccounts } from './usage-accounts.js';
 import { BUDGET_NOTICE, type Budget } from './budget.js';
+import { paceNotice, type Pace } from './pace.js';
 import { petNameIn } from './sender-names.js';
 
 /** What status() adds up over every turn. */
@@ -79,6 +80,8 @@ export interface MessageTurnOptions {
   readonly isFromHost: (message: MessageRecord) => boolean;
   /** The host's budget of tokens per correspondent per day (budget.ts). */
   readonly budget: Budget;
+  /** The guard against correspondents that write faster than a person (pace.ts). */
+  readonly pace: Pace;
   /** The host's reports of trouble in others' turns, once per kind per ten minutes. */
   readonly reports: HostReports;
   /** fae's status(), for /status. */
@@ -200,6 +203,26 @@ const failedClosing = (
   return { notices: [turnFailedNotice(troubleOf(error), hostWords(reason), subject)], noted: true };
 };
 
+/**
+ * Whether the model may be asked for a correspondent's message: 'ok', or
+ * the notice fae answers with instead (past its budget, or paused for its
+ * pace: told once), or the event of a message set aside unanswered.
+ */
+const modelAllowed = (
+  { budget, pace, config }: MessageTurnOptions,
+  state: TurnState,
+  sender: string,
+  fromHost: boolean,
+): 'ok' | { readonly notice: string } | { readonly quiet: string } => {
+  const spending = budget.check(state.correspondent, sender, fromHost);
+  if (spending === 'quiet') return { quiet: 'budget-quiet' };
+  if (spending === 'notice') return { notice: BUDGET_NOTICE };
+  const pacing = pace.check(state.correspondent, sender, fromHost);
+  if (pacing === 'quiet') return { quiet: 'pace-quiet' };
+  if (pacing === 'notice') return { notice: paceNotice(Math.max(1, Math.round(config.pauseMs / 60_000))) };
+  return 'ok';
+};
+
 /** A message left without a turn (handled before, or past its budget): dismissed as answered ones are. */
 const setAside = async (
   { logger, config, dismiss }: MessageTurnOptions,
@@ -298,12 +321,12 @@ export const makeMessageTurns = (options: MessageTurnOptions) => {
     try {
       if (answeredBefore) return await alreadyHandled(number, progress);
       const command = commandOf(message);
-      const allowed = command === undefined ? options.budget.check(state.correspondent, sender, subject.fromHost) : 'ok';
-      // Past its budget, told so already today: dismissed with no answer.
-      if (allowed === 'quiet') return await setAside(options, 'budget-quiet', number, progress);
-      if (allowed === 'notice') {
+      const allowed = command === undefined ? modelAllowed(options, state, sender, subject.fromHost) : 'ok';
+      // Told so already (past its budget today, or paused): dismissed with no answer.
+      if (typeof allowed === 'object' && 'quiet' in allowed) return await setAside(options, allowed.quiet, number, progress);
+      if (typeof allowed === 'object') {
         // No model call, and nothing for the conversation to keep.
-        closing = { answer: BUDGET_NOTICE };
+        closing = { answer: allowed.notice };
       } else if (command === undefined) {
         turn = await openTurn(message, state, sender, earlier);
         if (turn === undefined) return await alreadyHandled(number, progress);

@@ -82,6 +82,8 @@ export const FAE_ENV_NAMES: readonly string[] = harden([
   'FAE_BUILTINS',
   'FAE_BUDGET_TOKENS',
   'FAE_BUDGET_HOST',
+  'FAE_TURNS_PER_MINUTE',
+  'FAE_PAUSE_MS',
   'FAE_MAX_TOOL_RESULT_CHARS',
   'FAE_DEBUG',
   'FAE_KEEP_ALIVE',
