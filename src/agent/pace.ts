@@ -39,13 +39,21 @@ export const makePace = ({
   readonly tellHost: (text: string) => Promise<void>;
   readonly now?: () => number;
 }) => {
+  // The least recently seen first: those that wrote nothing for a minute
+  // and are not paused are dropped from the front, so the table holds only
+  // the correspondents of the last minute, however many write in a day.
   const entries = new Map<string, Entry>();
-  const entryOf = (correspondent: string) => {
+  const isIdle = (entry: Entry, at: number) =>
+    at >= entry.pausedUntil && entry.starts.every(start => at - start >= MINUTE_MS);
+  const entryOf = (correspondent: string, at: number) => {
     const known = entries.get(correspondent);
     entries.delete(correspondent);
+    for (const [key, entry] of entries) {
+      if (entries.size < PACE_ENTRIES && !isIdle(entry, at)) break;
+      entries.delete(key);
+    }
     const entry = known ?? { starts: [], pausedUntil: 0 };
     entries.set(correspondent, entry);
-    if (entries.size > PACE_ENTRIES) entries.delete(entries.keys().next().value as string);
     return entry;
   };
 
@@ -68,7 +76,7 @@ export const makePace = ({
     check: (correspondent: string, name: string, fromHost: boolean): 'ok' | 'notice' | 'quiet' => {
       if (fromHost || settings.perMinute === 0) return 'ok';
       const at = now();
-      const entry = entryOf(correspondent);
+      const entry = entryOf(correspondent, at);
       if (at < entry.pausedUntil) return 'quiet';
       const recent = entry.starts.filter(start => at - start < MINUTE_MS);
       if (recent.length >= settings.perMinute) {
@@ -78,6 +86,8 @@ export const makePace = ({
       entry.starts.splice(0, entry.starts.length, ...recent, at);
       return 'ok';
     },
+    /** Correspondents whose pace is kept now (for bounds tests). */
+    size: () => entries.size,
   });
 };
 harden(makePace);
