@@ -232,3 +232,23 @@ test('a form left open over a restart is not sent again, and its answer still co
   const forms = (await E(started.host).listMessages()).filter((m: FormRecord) => m.type === 'form');
   t.is(forms.length, 1, 'one form in all');
 });
+
+test('a form submitted again (the Endo Chat UI allows it) changes the settings again', async t => {
+  if (!hasForms) {
+    t.pass('no forms on February');
+    return;
+  }
+  const llm: LlmServer = await startLlmServer('openai');
+  t.teardown(() => llm.close());
+  llm.reply({ text: 'from the second answer' });
+  const started = await startAgent(t, {});
+  await started.next(); // ready
+  const form = await answerNextForm(started, { host: llm.url, model: 'first-answer', authToken: FORM_TOKEN, maxTokens: '64' });
+  t.regex(messageText(await started.next()), /"first-answer"/);
+  await E(started.host).submit(form.number, { host: llm.url, model: 'second-answer', authToken: '', maxTokens: '64' });
+  t.regex(messageText(await started.next()), /"second-answer"/);
+  await E(started.host).send('fae', ['Which one?'], [], []);
+  t.is(messageText(await started.next()), 'from the second answer');
+  t.is(llm.chatRequests[0].body.model, 'second-answer');
+  t.is(llm.chatRequests[0].headers.authorization, `Bearer ${FORM_TOKEN}`);
+});

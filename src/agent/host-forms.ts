@@ -139,8 +139,12 @@ export const makeHostForms = ({
     hiddenIds.set(valueId, true);
     try {
       const values = (await E(powers).lookupById(valueId)) as FormValues;
-      if (form.answer !== undefined) {
-        form.answer(values);
+      // The first answer goes to who waits; a second one (the Endo Chat UI
+      // lets a form be submitted again) to the kind of form, as a late one.
+      const waiting = form.answer;
+      form.answer = undefined;
+      if (waiting !== undefined) {
+        waiting(values);
         return;
       }
       const kind = kinds().find(candidate => candidate.recognizes(form.description));
