@@ -90,6 +90,8 @@ test('the model edits a file with the edit tool and sees the diff', async t => {
   ]);
   const { host, nextFromFae, daemon } = await startFaeInDaemon({
     provider: llm.provider,
+    // edit asks for the host's approval; that is agent-approvals.test.ts's.
+    env: { FAE_APPROVE: 'none' },
     introducedNames: { edit: 'edit' },
     prepare: async h => {
       const { main } = specialNames(await detectDialect(h));

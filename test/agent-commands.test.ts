@@ -28,6 +28,8 @@ test('/help lists the commands, /status only for the host, with no model call', 
       '- /tools — the tools I can use now',
       '- /status — how I am doing (for you, my host)',
       '- /settings — a form to change my language model (for you, my host)',
+      '- /approvals — what needs your approval, and your standing approvals (for you, my host)',
+      '- /revoke N — revoke standing approval N (for you, my host)',
       '- /forget — forget our conversation, so that your next message starts afresh',
       '',
       'Anything else you write, I answer with my language model and my tools. Mail me a tool as @name and I can adopt it and use it at once.',
@@ -40,6 +42,7 @@ test('/help lists the commands, /status only for the host, with no model call', 
   t.true(forAlice.startsWith('I answer these myself, at once:'));
   t.false(forAlice.includes('/status'));
   t.false(forAlice.includes('/settings'));
+  t.false(forAlice.includes('/approvals'));
   t.is(llm.requests.length, 0);
 });
 
@@ -84,6 +87,10 @@ test('/status gives the host a short summary without secrets; anyone else is tol
   t.is(await alice.next(), '/status is for my host. /help lists what I answer myself.');
   await alice.say('/settings');
   t.is(await alice.next(), '/settings is for my host. /help lists what I answer myself.');
+  await alice.say('/approvals');
+  t.is(await alice.next(), '/approvals is for my host. /help lists what I answer myself.');
+  await alice.say('/revoke 1');
+  t.is(await alice.next(), '/revoke is for my host. /help lists what I answer myself.');
   t.is(llm.requests.length, 1, 'only "hello" reached the model');
 });
 

@@ -121,7 +121,8 @@ test('a run-command call that outlives FAE_TOOL_TIMEOUT_MS is stopped and leaves
   ]);
   const { host, nextFromFae } = await startFae(t, {
     provider: llm.provider,
-    env: { FAE_TOOL_TIMEOUT_MS: '2000' },
+    // runCommand asks for the host's approval; that is agent-approvals.test.ts's.
+    env: { FAE_TOOL_TIMEOUT_MS: '2000', FAE_APPROVE: 'none' },
     introducedNames: { runner: 'runner' },
     prepare: async (_host, daemon) => {
       await makeToolCaplet(daemon, 'runner', () => makeRunCommand(undefined, undefined, harden({ env: { FAE_CWD: root } })));

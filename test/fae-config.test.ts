@@ -1,4 +1,5 @@
 import test from 'ava';
+import { readApprovalPolicy } from '../src/agent/approval-policy.js';
 import { MAX_HOST_PROMPT_CHARS, readFaeConfig } from '../src/agent/config.js';
 
 test('defaults', t => {
@@ -28,6 +29,8 @@ test('defaults', t => {
     prices: undefined,
     contextTokens: 32000,
     maxMessages: undefined,
+    approvalPolicy: readApprovalPolicy('default'),
+    approvalTimeoutMs: 600_000,
   });
 });
 

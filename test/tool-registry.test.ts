@@ -127,10 +127,10 @@ test('an adopted tool is usable in the same turn, reading only that tool', async
   // and none of the four tools already there was identified: only the
   // attachment and the adopted name, and what the seal on fae's private
   // values identifies to judge the adopt (the path's prefixes, the sealed
-  // conversations, usage, budget and LLM settings, fae's own agent and
-  // handle: sealed-powers.ts).
+  // conversations, usage, budget, LLM settings, approval policy and
+  // grants, fae's own agent and handle: sealed-powers.ts).
   t.is(daemon.callCounts().list ?? 0, 0);
-  t.is(daemon.callCounts().identify, 18);
+  t.is(daemon.callCounts().identify, 22);
   t.false(logs.some(line => line.includes('tools-listed')));
   await daemon.stop();
 });

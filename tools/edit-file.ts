@@ -28,6 +28,8 @@ export const make = (_powers: unknown, _context: unknown, { env }: CapletOptions
       newString: { type: 'string', description: 'The text to put in its place, taken literally.' },
     },
     required: ['filePath', 'oldString', 'newString'],
+    // Runs or writes something: the host approves each call (unless it says otherwise).
+    needsApproval: true,
     help: `Replaces one exact, unique piece of text in a file, keeping its line endings and byte-order mark. ${fsRoot.description}`,
     execute: async ({ filePath, oldString, newString }) => {
       const realPath = await fsRoot.resolveExisting(filePath);

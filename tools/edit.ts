@@ -73,6 +73,8 @@ export const make = (_powers: unknown, _context: unknown, { env }: CapletOptions
       },
     },
     required: ['path'],
+    // Runs or writes something: the host approves each call (unless it says otherwise).
+    needsApproval: true,
     help: `Applies exact, unique text replacements to a file, all or none, keeping its line endings, byte-order mark and permissions, and returns a unified diff. ${fsRoot.description}`,
     execute: async ({ path: filePath, oldText, newText, edits }) => {
       // Checked before the file is touched: a malformed call reads nothing.

@@ -45,6 +45,8 @@ export const make = (_powers: unknown, _context: unknown, { env }: CapletOptions
       .join(' '),
     // fae cancels a call it stops waiting for: the command is stopped then.
     cancellable: true,
+    // Runs or writes something: the host approves each call (unless it says otherwise).
+    needsApproval: true,
     execute: async ({ command, timeout }, { signal }) => {
       if (command.trim() === '') {
         throw Error('"command" is empty; give a shell command to run');

@@ -18,6 +18,8 @@ export const make = (_powers: unknown, _context: unknown, { env }: CapletOptions
       contents: { type: 'string', description: 'The complete new contents of the file.' },
     },
     required: ['filePath', 'contents'],
+    // Runs or writes something: the host approves each call (unless it says otherwise).
+    needsApproval: true,
     help: `Creates or overwrites text files, creating parent directories as needed. ${fsRoot.description}`,
     execute: async ({ filePath, contents }) => {
       const realPath = await fsRoot.resolveForWrite(filePath);

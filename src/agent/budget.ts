@@ -6,10 +6,10 @@
 // and no model call; the host is told once a day who reached it. The
 // value is read when it changes (fae follows its own names), not per
 // turn, and the built-ins cannot see it (sealed like the conversations).
-import { E } from '@endo/far';
 import type { GuestPowers, Ref } from '../daemon/endo-types.js';
 import type { Logger } from '../logging/log.js';
 import type { OwnNamesWatch } from '../daemon/own-names.js';
+import { followOwnValue } from '../daemon/own-value.js';
 
 export const BUDGET_NAME = 'budget';
 /** Correspondents whose spending today fae keeps, at most (the oldest day goes first). */
@@ -118,23 +118,8 @@ harden(makeBudget);
 export type Budget = ReturnType<typeof makeBudget>;
 
 /** Keeps `budget` up to date with the value in fae's directory, read again whenever that name changes. */
-export const followBudgetValue = (powers: Ref<GuestPowers>, budget: Budget, ownNames: OwnNamesWatch) => {
-  // Asked whether it is there first: a look-up of a missing name is an error in the daemon's log.
-  const read = () =>
-    E(powers)
-      .has(BUDGET_NAME)
-      .then(there => (there ? E(powers).lookup(BUDGET_NAME) : undefined))
-      .then(
-        value => budget.useValue(value),
-        () => budget.useValue(undefined),
-      );
-  return ownNames.listen({
-    onChange: change => {
-      if (change === undefined || ('add' in change ? change.add : change.remove) === BUDGET_NAME) void read();
-    },
-    onLost: () => void read(),
-  });
-};
+export const followBudgetValue = (powers: Ref<GuestPowers>, budget: Budget, ownNames: OwnNamesWatch) =>
+  followOwnValue(powers, BUDGET_NAME, ownNames, value => budget.useValue(value));
 harden(followBudgetValue);
 
 /** What a correspondent past its budget reads. */

@@ -1,6 +1,6 @@
 // Mail whose whole text is one of a few commands is answered by fae
-// itself, at once, without the model: /help, /tools, /status and
-// /settings (the host's only) and /forget. A command takes its turn in its sender's lane like
+// itself, at once, without the model: /help, /tools, /status, /settings,
+// /approvals and /revoke N (the host's only) and /forget. A command takes its turn in its sender's lane like
 // any message (so it stays in order with the sender's other mail), and is
 // not kept in the conversation.
 import type { InboxMessage } from '../daemon/adapter.js';
@@ -8,7 +8,7 @@ import { messageText } from '../daemon/message-format.js';
 import type { DiscoveredTools } from '../toolbox/tools.js';
 import { BUILT_IN_GROUPS } from '../toolbox/built-in-tools.js';
 
-export type Command = 'help' | 'tools' | 'status' | 'forget' | 'settings';
+export type Command = 'help' | 'tools' | 'status' | 'forget' | 'settings' | 'approvals' | 'revoke';
 
 const COMMANDS: ReadonlyMap<string, Command> = new Map([
   ['/help', 'help'],
@@ -16,14 +16,24 @@ const COMMANDS: ReadonlyMap<string, Command> = new Map([
   ['/status', 'status'],
   ['/forget', 'forget'],
   ['/settings', 'settings'],
+  ['/approvals', 'approvals'],
 ]);
 
+/** `/revoke N`: the one command with an argument, a grant's number. */
+const REVOKE = /^\/revoke(?:\s+#?(\S+))?$/;
+
 /** The command a message is, if its whole text (trimmed) is one. */
-export const commandOf = (message: InboxMessage): Command | undefined =>
-  message.type === 'package' && (message.names ?? []).length === 0
-    ? COMMANDS.get(messageText(message).trim())
-    : undefined;
+export const commandOf = (message: InboxMessage): Command | undefined => {
+  if (message.type !== 'package' || (message.names ?? []).length > 0) return undefined;
+  const text = messageText(message).trim();
+  return COMMANDS.get(text) ?? (REVOKE.test(text) ? 'revoke' : undefined);
+};
 harden(commandOf);
+
+/** The argument of a command (the N of /revoke N), if it has one. */
+export const commandArgument = (message: InboxMessage): string | undefined =>
+  REVOKE.exec(messageText(message).trim())?.[1];
+harden(commandArgument);
 
 /** What /status tells of fae's status() (every field is free of secrets). */
 export interface StatusView {
@@ -54,6 +64,20 @@ export interface CommandContext {
   readonly forget: () => Promise<unknown>;
   /** Mails the host the settings form; false where the daemon has no forms. */
   readonly askSettings: () => boolean;
+  /** What needs the host's approval now, and its standing grants (status().approvals). */
+  readonly approvals: () => ApprovalsView;
+  /** Revokes a standing grant; resolves whether there was one. */
+  readonly revoke: (number: number) => Promise<boolean>;
+  /** The command's argument (the N of /revoke N). */
+  readonly argument?: string;
+}
+
+/** What /approvals tells of status().approvals. */
+export interface ApprovalsView {
+  readonly policy: string;
+  readonly policyFrom: string;
+  readonly grants: readonly { readonly number: number; readonly tool: string; readonly for: string; readonly granted: string }[];
+  readonly waiting?: number;
 }
 
 const helpText = (fromHost: boolean) =>
@@ -63,7 +87,12 @@ const helpText = (fromHost: boolean) =>
     '- /help — this list',
     '- /tools — the tools I can use now',
     ...(fromHost
-      ? ['- /status — how I am doing (for you, my host)', '- /settings — a form to change my language model (for you, my host)']
+      ? [
+          '- /status — how I am doing (for you, my host)',
+          '- /settings — a form to change my language model (for you, my host)',
+          '- /approvals — what needs your approval, and your standing approvals (for you, my host)',
+          '- /revoke N — revoke standing approval N (for you, my host)',
+        ]
       : []),
     '- /forget — forget our conversation, so that your next message starts afresh',
     '',
@@ -112,6 +141,31 @@ const statusText = (status: StatusView) => {
   ].join('\n');
 };
 
+const approvalsText = ({ policy, policyFrom, grants, waiting }: ApprovalsView) =>
+  [
+    policy === 'none'
+      ? `Nothing needs your approval (none, from ${policyFrom}).`
+      : `Calls that need your approval: ${policy} (from ${policyFrom}), and those of any tool that asks for it itself.`,
+    ...(waiting === undefined || waiting === 0 ? [] : [`Waiting for your answer now: ${waiting}.`]),
+    '',
+    ...(grants.length === 0
+      ? ['No standing approvals.']
+      : [
+          'Standing approvals (/revoke N revokes one):',
+          ...grants.map(grant => `- ${grant.number}: ${grant.tool} for ${grant.for}, since ${grant.granted}`),
+        ]),
+  ].join('\n');
+
+const revokeText = async (context: CommandContext) => {
+  const number = Number(context.argument);
+  if (context.argument === undefined || !Number.isSafeInteger(number) || number < 1) {
+    return `Say which standing approval to revoke by its number, as in "/revoke 2"; /approvals lists them.`;
+  }
+  return (await context.revoke(number))
+    ? `Revoked standing approval ${number}: from the next call on, I ask you again.`
+    : `There is no standing approval ${number}; /approvals lists them.`;
+};
+
 /**
  * fae's answer to a command; undefined when there is nothing to say but
  * the turn's own notices (a /forget that failed).
@@ -124,6 +178,10 @@ export const answerCommand = async (command: Command, context: CommandContext): 
       return toolsText(context.tools);
     case 'status':
       return context.fromHost ? statusText(context.status()) : '/status is for my host. /help lists what I answer myself.';
+    case 'approvals':
+      return context.fromHost ? approvalsText(context.approvals()) : '/approvals is for my host. /help lists what I answer myself.';
+    case 'revoke':
+      return context.fromHost ? revokeText(context) : '/revoke is for my host. /help lists what I answer myself.';
     case 'settings':
       if (!context.fromHost) return '/settings is for my host. /help lists what I answer myself.';
       return context.askSettings()

@@ -6,6 +6,7 @@ import { q } from '@endo/errors';
 import { HELD_LIMIT } from '../conversations/held.js';
 import { readPrices, type Prices } from '../usage/prices.js';
 import { isPetName } from '../daemon/pet-name.js';
+import { readApprovalPolicy, type ApprovalPolicy } from './approval-policy.js';
 
 export interface FaeConfig {
   /**
@@ -97,6 +98,13 @@ export interface FaeConfig {
    * table's (src/usage/prices.ts), if it knows the model.
    */
   readonly prices: Prices | undefined;
+  /**
+   * What needs the host's approval before it runs (FAE_APPROVE,
+   * approval-policy.ts); the host may replace it while fae runs.
+   */
+  readonly approvalPolicy: ApprovalPolicy;
+  /** How long a call waits for the host's approval before it counts as denied (FAE_APPROVAL_TIMEOUT_MS). */
+  readonly approvalTimeoutMs: number;
 }
 
 export const DEFAULT_MAX_ITERATIONS = 30;
@@ -112,6 +120,7 @@ export const DEFAULT_EDITABLE_MS = 10 * 60_000;
 export const DEFAULT_TURNS_PER_MINUTE = 8;
 export const DEFAULT_PAUSE_MS = 10 * 60_000;
 export const DEFAULT_FAE_NAME = 'fae';
+export const DEFAULT_APPROVAL_TIMEOUT_MS = 10 * 60_000;
 /**
  * The longest FAE_SYSTEM_PROMPT, in characters (some 4,000 tokens): it
  * goes with every request, so it is paid for on every model call and
@@ -235,5 +244,7 @@ export const readFaeConfig = (env: Env): FaeConfig =>
       ? readPositiveInteger(env, 'LAL_MAX_MESSAGES', 0)
       : undefined,
     prices: readPrices(env.FAE_PRICES),
+    approvalPolicy: readApprovalPolicy(env.FAE_APPROVE),
+    approvalTimeoutMs: readPositiveInteger(env, 'FAE_APPROVAL_TIMEOUT_MS', DEFAULT_APPROVAL_TIMEOUT_MS),
   });
 harden(readFaeConfig);

@@ -39,7 +39,7 @@ import { FAE_HELP, helpFor } from './fae-help.js';
 import { bestEffort } from './best-effort.js';
 import { asStrings, makeDeliver } from './deliver.js';
 import { makeHostReports } from './host-reports.js';
-import type { StatusView } from './commands.js';
+import type { ApprovalsView, StatusView } from './commands.js';
 import { watchOwnNames } from '../daemon/own-names.js';
 import { describeWith, makeSenderNames, type SenderNames } from './sender-names.js';
 import { makeUsageAccounts, type UsageAccounts } from './usage-accounts.js';
@@ -49,6 +49,9 @@ import { makePace, type Pace } from './pace.js';
 import { makeProviderSwitch, type ProviderSwitch } from './provider-switch.js';
 import { makeHostForms, type HostForms } from './host-forms.js';
 import { makeLlmSettings, type LlmSettings } from './llm-settings.js';
+import type { ApprovalChannel } from './approval-channel.js';
+import type { Approvals } from './approvals.js';
+import { makeFaeApprovals } from './fae-approvals.js';
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -96,6 +99,7 @@ const FaeInterface = M.interface('Fae', {
   status: M.call().returns(M.record()),
   whenStarted: M.call().returns(M.promise()),
   followEvents: M.call().returns(M.remotable('FaeEvents')),
+  revokeGrant: M.call(M.number()).returns(M.promise()),
 });
 
 type State = 'starting' | 'running' | 'stopped' | 'failed';
@@ -188,6 +192,9 @@ interface FaeParts {
   readonly settings: LlmSettings;
   /** /settings: false where fae's settings cannot change while it runs. */
   readonly askSettings: () => boolean;
+  /** /approvals and /revoke N. */
+  readonly approvalsView: () => ApprovalsView;
+  readonly revokeGrant: (number: number) => Promise<boolean>;
 }
 
 /** The conversations, told of what summaries cost and of own copies to dismiss. */
@@ -216,7 +223,12 @@ const conversationsOf = (
   });
 
 /** The turns of fae's messages, once the daemon is known (progress replies need it). */
-const turnsOn = (parts: FaeParts, daemon: DaemonAdapter, ownId: string | undefined, answeredBefore: Promise<ReadonlySet<string>>) => {
+const turnsOn = (
+  parts: FaeParts,
+  daemon: DaemonAdapter,
+  answeredBefore: Promise<ReadonlySet<string>>,
+  approvals: Approvals,
+) => {
   const { config, logger, redact, conversations, registry, events, copies, editable, correspondentOf } = parts;
   return makeMessageTurns({
     ...parts,
@@ -225,7 +237,7 @@ const turnsOn = (parts: FaeParts, daemon: DaemonAdapter, ownId: string | undefin
     offered: () => registry.current(),
     deliver: makeDeliver(daemon, logger, redact, parts.senderNames),
     describeSender: describeWith(parts.senderNames),
-    isOwn: message => formulaIdOf(message.from) === ownId,
+    isOwn: message => formulaIdOf(message.from) === daemon.selfId,
     progress: makeProgressReplies(daemon, {
       afterMs: config.progressAfterMs,
       logger,
@@ -240,11 +252,19 @@ const turnsOn = (parts: FaeParts, daemon: DaemonAdapter, ownId: string | undefin
     answeredBefore,
     isFromHost: message => daemon.isFromHost(message),
     reports: makeHostReports({ send: text => daemon.send(daemon.names.host, asStrings(redact(text))), logger }),
+    approvals,
   });
 };
 
-/** Serves fae's mail until it is cancelled or the mail ends; answers to fae's forms go to `forms`. */
-const followMail = async (parts: FaeParts, daemon: DaemonAdapter, forms: HostForms) => {
+/**
+ * Serves fae's mail until it is cancelled or the mail ends; answers to
+ * fae's forms go to `forms`, its own copies of approval requests to `channel`.
+ */
+const followMail = async (
+  parts: FaeParts,
+  daemon: DaemonAdapter,
+  { forms, channel, approvals }: { forms: HostForms; channel: ApprovalChannel; approvals: Approvals },
+) => {
   const { logger, conversations, config, editable, correspondentOf, cancelled } = parts;
   // Read before the replay is followed, so that it is what was there at the restart.
   const answeredBefore = answeredAtStart(daemon).catch(error => {
@@ -252,17 +272,16 @@ const followMail = async (parts: FaeParts, daemon: DaemonAdapter, forms: HostFor
     return harden(new Set<string>());
   });
   await answeredBefore;
-  const turns = turnsOn(parts, daemon, daemon.selfId, answeredBefore);
+  const turns = turnsOn(parts, daemon, answeredBefore, approvals);
   await followInbox(daemon, {
     cancelled,
     onMessage: turns.handleMessage,
     intercept: forms.take,
     // An own copy belongs to the conversation with its recipient.
     onOwnMessage: message => {
-      if (message.type === 'form') {
-        forms.noteOwnForm(message);
-        return;
-      }
+      if (message.type === 'form') forms.noteOwnForm(message);
+      // An approval request is no conversation's: nothing else is told of it.
+      if (channel.noteOwn(message) || message.type === 'form') return;
       turns.noteOwnCopy(message);
       void conversations.noteOwnMessage(message, correspondentOf({ ...message, from: message.to }));
     },
@@ -338,6 +357,19 @@ const llmOf = (
   return { provider, settings, askSettings: () => makeProvider !== undefined && settings.ask() };
 };
 
+/** Says fae is ready, on its first start only (a restart is silent), and warns if it cannot tell its own mail. */
+const announce = async (
+  daemon: DaemonAdapter,
+  { config, logger, provider, forms, firstStart }: Pick<FaeParts, 'config' | 'logger' | 'provider'> & { forms: HostForms; firstStart: boolean },
+) => {
+  if (daemon.selfId === undefined) {
+    logger.warn('identify-self-failed', { error: 'the daemon gave no id for fae itself; its own copies cannot be told apart' });
+  }
+  if (!firstStart) return;
+  const ready = provider.isSet() || !forms.available ? readyMessageFor(config.name) : `${readyMessageFor(config.name)} ${SETTINGS_FIRST}`;
+  await bestEffort(logger, 'announce-ready', () => daemon.send(daemon.names.host, [ready]), undefined);
+};
+
 export const startFae = (
   guestPowers: Ref<GuestPowers>,
   context: Ref<CapletContext>,
@@ -381,7 +413,7 @@ export const startFae = (
   // Made once the daemon is known (run below); until then nothing is hidden, as nothing was asked.
   let forms: HostForms | undefined;
   const formAnswers = harden({
-    hidesMessage: (number: bigint) => forms?.hidesMessage(number) ?? false,
+    hidesMessage: (number: bigint) => (forms?.hidesMessage(number) ?? false) || approvals.hides(number),
     hidesId: (id: string) => forms?.hidesId(id) ?? false,
   });
   const { builtIns, registry } = toolsOf(powers, { config, logger, states, daemonAdapter }, ownNames, formAnswers);
@@ -389,6 +421,8 @@ export const startFae = (
   const pace = makePace({ settings: { perMinute: config.turnsPerMinute, pauseMs: config.pauseMs }, logger, tellHost });
   // Read again whenever the host changes it: no call per turn.
   followBudgetValue(powers, budget, ownNames);
+  // What needs the host's approval, its standing grants, and the gate (fae-approvals.ts).
+  const approvals = makeFaeApprovals({ config, powers, logger, redact, ownNames, tellHost });
   void cancelled.promise.then(() => {
     registry.stop();
     ownNames.stop();
@@ -408,11 +442,14 @@ export const startFae = (
       lastErrorAt: tally.lastErrorAt,
       ...conversations.status(),
       usage: usage.status(),
+      approvals: approvals.status(),
     });
   const parts: FaeParts = {
     ...{ config, logger, redact, provider, cancelled, correspondentOf, tally, states, dismiss, editable, status },
     ...{ conversations, builtIns, registry, daemonAdapter, usage, budget, pace, settings },
     askSettings,
+    approvalsView: approvals.status,
+    revokeGrant: approvals.revoke,
     events: makeFaeEvents(),
     copies: makeOwnCopyWaits(),
     // Kept while fae's names stay as they are (sender-names.ts): no daemon
@@ -423,25 +460,19 @@ export const startFae = (
   const run = async () => {
     const daemon = await daemonAdapter;
     const firstStart = await prepare({ powers, logger, config, conversations, registry });
-    forms = makeHostForms({ powers, daemon, logger, dismiss, kinds: () => [settings.kind] });
+    forms = makeHostForms({ powers, daemon, logger, dismiss, kinds: () => [settings.kind, ...approvals.kinds()] });
+    const asking = await approvals.start(daemon, forms, dismiss);
     // Before any turn: settings the host gave in the form outlive a restart.
     await settings.restore(forms);
     // Read back in the background: turns are counted meanwhile, and added to what was stored.
     usage.start();
-    if (daemon.selfId === undefined) {
-      logger.warn('identify-self-failed', { error: 'the daemon gave no id for fae itself; its own copies cannot be told apart' });
-    }
-    // Only the first start announces itself; a restart is silent.
-    if (firstStart) {
-      const ready = provider.isSet() || !forms.available ? readyMessageFor(config.name) : `${readyMessageFor(config.name)} ${SETTINGS_FIRST}`;
-      await bestEffort(logger, 'announce-ready', () => daemon.send(daemon.names.host, [ready]), undefined);
-    }
+    await announce(daemon, { config, logger, provider, forms, firstStart });
     // Without an LLM yet, the host is asked with a form (once, even over restarts).
     void settings.askIfUnset();
     state = 'running';
     started.resolve();
     logger.event('started', { provider: provider.kind, model: provider.model, daemon: daemon.dialect });
-    await followMail(parts, daemon, forms);
+    await followMail(parts, daemon, { forms, ...asking });
     state = 'stopped';
     logger.event('stopped');
   };
@@ -461,6 +492,7 @@ export const startFae = (
       return status();
     },
     followEvents: () => parts.events.follow(),
+    revokeGrant: (number: number) => approvals.revoke(number),
   });
 };
 harden(startFae);

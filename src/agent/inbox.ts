@@ -29,6 +29,14 @@ import { makeNumberSet } from './number-set.js';
 export interface TurnSignals {
   /** Resolves with the first revision of the message that arrives during the turn. */
   readonly revised: Promise<InboxMessage>;
+  /**
+   * The turn waits for someone (the host's approval) and gives up its
+   * place among the FAE_CONCURRENT_TURNS meanwhile, so other lanes' turns
+   * can run; its own lane stays busy. Returns the taking back of the
+   * place, which the turn calls when it goes on (at once, even if that
+   * puts more turns at work than the limit for a while).
+   */
+  readonly park: () => () => void;
 }
 
 /**
@@ -263,6 +271,19 @@ export const followInbox = async (
   // Resolved when a turn takes a message up, so a full backlog reads on.
   let taken = makePromiseKit<void>();
   const busyLanes = new Set<string>();
+  /** Turns running that wait (park), whose places others may take. */
+  let parked = 0;
+
+  const park = () => {
+    parked += 1;
+    wake.resolve();
+    let back = false;
+    return () => {
+      if (back) return;
+      back = true;
+      parked -= 1;
+    };
+  };
 
   /** The turn of `number` is over: later copies of it start nothing. */
   const close = (number: bigint, seen: Seen, end: TurnEnd | void) => {
@@ -293,7 +314,7 @@ export const followInbox = async (
     const turn: Running = { number: ready.number, lane, seen: seenOf(ready), revised: makePromiseKit<InboxMessage>() };
     running.set(turn.number, turn);
     busyLanes.add(lane);
-    onMessage(ready, harden({ revised: turn.revised.promise })).then(
+    onMessage(ready, harden({ revised: turn.revised.promise, park })).then(
       end => ended(turn, ready, end),
       // A turn that throws stops fae, as the reader's failure does.
       error => halt.reject(error),
@@ -308,7 +329,7 @@ export const followInbox = async (
         lanes.set(message.number, lane);
         return !busyLanes.has(lane);
       };
-      const ready = running.size < concurrency ? waiting.nextFinished(free) : undefined;
+      const ready = running.size - parked < concurrency ? waiting.nextFinished(free) : undefined;
       if (ready !== undefined) {
         start(ready, lanes.get(ready.number) ?? '');
         continue;

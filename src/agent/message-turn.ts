@@ -30,11 +30,12 @@ import { noUsage, runTurn, type TurnOutcome, type TurnUsage } from './turn.js';
 import type { TurnState, TurnStates } from './turn-states.js';
 import { subjectOf, turnFailedNotice, type Subject } from './closing-notices.js';
 import type { HostReports } from './host-reports.js';
-import { answerCommand, commandOf, type Command, type StatusView } from './commands.js';
+import { answerCommand, commandArgument, commandOf, type ApprovalsView, type Command, type StatusView } from './commands.js';
 import type { UsageAccounts } from './usage-accounts.js';
 import { BUDGET_NOTICE, type Budget } from './budget.js';
 import { paceNotice, type Pace } from './pace.js';
 import { petNameIn } from './sender-names.js';
+import type { Approvals } from './approvals.js';
 
 /** What status() adds up over every turn. */
 export interface Tally {
@@ -92,6 +93,12 @@ export interface MessageTurnOptions {
   readonly hostWords?: (text: string) => string;
   /** What each turn cost, per correspondent and model. */
   readonly usage: UsageAccounts;
+  /** The host's approval of the calls that need it (approvals.ts); every call runs without. */
+  readonly approvals?: Approvals;
+  /** What /approvals shows (status().approvals). */
+  readonly approvalsView?: () => ApprovalsView;
+  /** /revoke N: revokes a standing grant; resolves whether there was one. */
+  readonly revokeGrant?: (number: number) => Promise<boolean>;
 }
 
 /** What a turn works with besides its message and state. */
@@ -102,6 +109,8 @@ interface TurnParts {
   readonly tools: DiscoveredTools;
   readonly discover: () => Promise<DiscoveredTools>;
   readonly progress: TurnProgress;
+  /** Frees the turn's place among the concurrent turns while it waits for the host (inbox.ts). */
+  readonly park: () => () => void;
 }
 
 /** What the model reads after an edited message that it answered before. */
@@ -146,6 +155,30 @@ const spend = ({ tally, usage, budget }: MessageTurnOptions, spent: TurnUsage, s
   return usage.turn(state.correspondent, petNameIn(sender), spent);
 };
 
+/**
+ * The turn's gate before each tool call: the host's approval where it is
+ * needed. Its sender is told once that the turn waits (the host, who gets
+ * the request itself, only where its progress reply shows it anyway).
+ */
+const approverOf = (
+  { approvals }: MessageTurnOptions,
+  state: TurnState,
+  { sender, progress, park }: Pick<TurnParts, 'sender' | 'progress' | 'park'>,
+  fromHost: boolean,
+) => {
+  if (approvals === undefined) return undefined;
+  let told = false;
+  const onWait = (tool: string) => {
+    const now = !told && !fromHost;
+    told = true;
+    const whose = fromHost ? 'your' : "my host's";
+    progress.awaiting(`Working on it… waiting for ${whose} approval to run ${tool}.`, { now });
+  };
+  const turn = harden({ message: state.number, correspondent: state.correspondent, sender, fromHost });
+  return (name: string, args: Readonly<Record<string, unknown>>, tools: DiscoveredTools, signal: AbortSignal) =>
+    approvals.gate({ name, args, tools, turn, signal, onWait, park });
+};
+
 /** Counts the finished loop, for status() and its correspondent's usage, and logs it. */
 const tallied = (
   options: MessageTurnOptions,
@@ -174,7 +207,7 @@ const tallied = (
 const commandClosing = async (
   options: MessageTurnOptions,
   command: Command,
-  { state, subject, tools }: { readonly state: TurnState; readonly subject: Subject; readonly tools: DiscoveredTools },
+  { message, state, subject, tools }: { readonly message: InboxMessage; readonly state: TurnState; readonly subject: Subject; readonly tools: DiscoveredTools },
 ): Promise<Closing> => {
   options.logger.event('command', { message: state.number, command });
   options.tally.handledMessages += 1;
@@ -184,6 +217,9 @@ const commandClosing = async (
     status: options.status,
     forget: forgetting(options, state),
     askSettings: options.askSettings,
+    approvals: options.approvalsView ?? (() => harden({ policy: 'none', policyFrom: 'FAE_APPROVE', grants: [] })),
+    revoke: options.revokeGrant ?? (async () => false),
+    argument: commandArgument(message),
   });
   return answer === undefined ? {} : { answer };
 };
@@ -235,15 +271,20 @@ const setAside = async (
   return config.autoDismiss && (await dismiss(number)) ? 'dismissed' : 'answered';
 };
 
-export const makeMessageTurns = (options: MessageTurnOptions) => {
-  const { config, logger, conversations, provider, states, tally, events } = options;
-  const { closingOf, close } = makeTurnClosing(options);
+/** Ids for the tool calls a model makes without one: unique within this run of fae. */
+const makeCallIds = () => {
   const callIdPrefix = Math.random().toString(36).slice(2, 8);
   let callCount = 0;
-  const makeCallId = () => {
+  return () => {
     callCount += 1;
     return `call_${callIdPrefix}_${callCount}`;
   };
+};
+
+export const makeMessageTurns = (options: MessageTurnOptions) => {
+  const { config, logger, conversations, provider, states, tally, events } = options;
+  const { closingOf, close } = makeTurnClosing(options);
+  const makeCallId = makeCallIds();
 
   /**
    * Runs the loop for the open turn; the closing, or how the turn ended
@@ -253,12 +294,13 @@ export const makeMessageTurns = (options: MessageTurnOptions) => {
     message: InboxMessage,
     state: TurnState,
     turn: OpenTurn,
-    { sender, stop, tools, discover, progress }: TurnParts,
+    { sender, stop, tools, discover, progress, park }: TurnParts,
     subject: Subject,
   ): Promise<Closing | TurnEnd> => {
     const spent = noUsage();
     const outcome = await runTurn(turn.messages, tools, {
       usage: spent,
+      approve: approverOf(options, state, { sender, progress, park }, subject.fromHost),
       provider,
       discover,
       limits: config,
@@ -305,7 +347,12 @@ export const makeMessageTurns = (options: MessageTurnOptions) => {
     return setAside(options, 'message-already-handled', number, progress);
   };
 
-  const handleTurn = async (message: InboxMessage, state: TurnState, stop: ReturnType<typeof turnCancellation>) => {
+  const handleTurn = async (
+    message: InboxMessage,
+    state: TurnState,
+    stop: ReturnType<typeof turnCancellation>,
+    park: TurnSignals['park'],
+  ) => {
     const { number } = message;
     // An edit of a message answered before: its answer is edited into the new one.
     const earlier = options.editable?.take(number);
@@ -330,11 +377,11 @@ export const makeMessageTurns = (options: MessageTurnOptions) => {
       } else if (command === undefined) {
         turn = await openTurn(message, state, sender, earlier);
         if (turn === undefined) return await alreadyHandled(number, progress);
-        const worked = await work(message, state, turn, { sender, stop, tools, discover, progress }, subject);
+        const worked = await work(message, state, turn, { sender, stop, tools, discover, progress, park }, subject);
         if (typeof worked === 'string') return worked;
         closing = worked;
       } else {
-        closing = await commandClosing(options, command, { state, subject, tools });
+        closing = await commandClosing(options, command, { message, state, subject, tools });
       }
     } catch (error) {
       closing = failedClosing(options, error, subject);
@@ -348,7 +395,7 @@ export const makeMessageTurns = (options: MessageTurnOptions) => {
     // A revision before the answer stops the turn; it is redone on the final text.
     const stop = turnCancellation(options.cancelled, signals, () => state.answered);
     try {
-      return await handleTurn(message, state, stop);
+      return await handleTurn(message, state, stop, signals.park);
     } finally {
       stop.end();
       states.close(state);

@@ -218,6 +218,26 @@ export const makeProgressReplies = (
         setStatus(reply, streamed);
         watchQuiet();
       },
+      /**
+       * The turn waits for the host's approval: the reply says `text`.
+       * With `now`, the sender reads it at once: a reply not posted yet is
+       * posted with it, and where fae cannot edit, one posted before is
+       * followed by `text` as a reply of its own.
+       */
+      awaiting: (text: string, { now }: { now: boolean }) => {
+        clearTimeout(quietTimer);
+        streamed = '';
+        if (!reply.posted && now) {
+          clearTimeout(first);
+          reply.status = text;
+          void post(reply);
+          return;
+        }
+        setStatus(reply, text);
+        if (reply.posted && now && !daemon.canEdit) {
+          daemon.reply(message.number, [text]).catch(error => logger.warn('progress-failed', { message: message.number, error }));
+        }
+      },
       /** The answer (redacted, in strings the daemon takes): true when it went as the edited reply. */
       answer: (strings: readonly string[]) => {
         stopTimers();

@@ -6,10 +6,14 @@ import { CONVERSATIONS_DIRECTORY } from '../conversations/store.js';
 import { USAGE_NAME } from '../usage/usage-store.js';
 import { BUDGET_NAME } from './budget.js';
 import { SETTINGS_NAME } from './llm-settings.js';
+import { POLICY_NAME } from './approval-policy.js';
+import { GRANTS_NAME } from './approval-grants.js';
 
 export const SEALED_NAMES: readonly SealedDirectory[] = harden([
   { name: CONVERSATIONS_DIRECTORY, holds: "fae's private memory of its conversations" },
   { name: USAGE_NAME, holds: "fae's record of what its model calls cost" },
   { name: BUDGET_NAME, holds: "the host's budget for fae's model calls" },
   { name: SETTINGS_NAME, holds: "fae's language model settings" },
+  { name: POLICY_NAME, holds: "the host's policy of what needs its approval" },
+  { name: GRANTS_NAME, holds: "the host's standing approvals" },
 ]);

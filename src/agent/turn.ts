@@ -38,6 +38,18 @@ export interface TurnDependencies {
   readonly usage?: TurnUsage;
   /** For log lines: which message this turn answers. */
   readonly messageNumber?: bigint;
+  /**
+   * Asked before each tool call whether it may run (the host's approval,
+   * approvals.ts); `signal` ends the wait when the turn is cancelled. The
+   * wait does not count against the tool's timeout. A call that may not
+   * run gets `result` as its tool result. Every call runs when omitted.
+   */
+  readonly approve?: (
+    name: string,
+    args: Readonly<Record<string, unknown>>,
+    tools: DiscoveredTools,
+    signal: AbortSignal,
+  ) => Promise<{ readonly run: true } | { readonly run: false; readonly result: string }>;
   /** Told of each tool call as it starts (fae's events, progress). */
   readonly onToolCall?: (tool: string) => void;
   /** Told as each model call begins. */
@@ -158,7 +170,7 @@ type CallOutcome = { readonly stored: ToolCall; readonly result: ChatMessage };
 const runToolCall = async (
   call: ToolCall,
   tools: DiscoveredTools,
-  { limits, logger, messageNumber, onToolCall }: TurnDependencies,
+  { limits, logger, messageNumber, onToolCall, approve }: TurnDependencies,
   signal: AbortSignal,
 ): Promise<CallOutcome> => {
   const name = call.function.name;
@@ -178,6 +190,11 @@ const runToolCall = async (
   if (!parsed.ok) {
     logger.warn('tool-failed', { tool: name, message: messageNumber, error: parsed.error });
     return { stored, result: resultMessage(errorAsText(parsed.error)) };
+  }
+  const approval = approve === undefined ? undefined : await approve(name, parsed.args, tools, signal);
+  if (approval !== undefined && !approval.run) {
+    logger.event('tool-not-run', { tool: name, message: messageNumber });
+    return { stored, result: resultMessage(approval.result) };
   }
   logger.event('tool-called', { tool: name, message: messageNumber });
   onToolCall?.(name);

@@ -88,6 +88,8 @@ export const FAE_ENV_NAMES: readonly string[] = harden([
   'FAE_DEBUG',
   'FAE_KEEP_ALIVE',
   'FAE_PRICES',
+  'FAE_APPROVE',
+  'FAE_APPROVAL_TIMEOUT_MS',
 ]);
 
 /** The parts of the EndoHost the scripts call. */

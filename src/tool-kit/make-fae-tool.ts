@@ -60,6 +60,12 @@ export interface FaeToolSpec<
    * and a caller's `cancel(callId)` aborts that call's signal.
    */
   readonly cancellable?: boolean;
+  /**
+   * True for a tool each of whose calls the agent's host should approve
+   * first (it writes, runs or sends something): the schema says
+   * `needsApproval: true`, which fae reads and never shows the model.
+   */
+  readonly needsApproval?: boolean;
   readonly execute: (args: ToolArgs<Ps, R>, call: ToolCallContext) => Promise<string> | string;
 }
 
@@ -84,6 +90,8 @@ export interface FunctionSchema {
       readonly required: readonly string[];
     };
   };
+  /** The host should approve each call (fae reads it; the model never sees it). */
+  readonly needsApproval?: true;
 }
 
 const typeName = (type: ParameterType) =>
@@ -184,7 +192,7 @@ export const makeFaeTool = <
 >(
   spec: FaeToolSpec<Ps, R> & { readonly cancellable?: C },
 ): Guarded<C extends true ? CancellableToolMethods : MadeToolMethods> => {
-  const { name, description, parameters, required, help, cancellable = false, execute } = spec;
+  const { name, description, parameters, required, help, cancellable = false, needsApproval = false, execute } = spec;
   for (const key of required) {
     if (!(key in parameters)) {
       throw Error(`${name}: requires ${q(key)}, which is not among its parameters`);
@@ -201,6 +209,7 @@ export const makeFaeTool = <
         required: [...required],
       },
     },
+    ...(needsApproval ? { needsApproval: true } : {}),
   });
   // The calls a caller may still cancel, by the id it gave them.
   const running = new Map<string, AbortController>();

@@ -20,6 +20,8 @@ export interface ToolCandidate {
   readonly label: string;
   readonly petName: string;
   readonly schema: ToolSchema;
+  /** Its schema asks that the host approve each call. */
+  readonly needsApproval: boolean;
   /** The tool to call, told the name it is offered under (for its errors). */
   readonly toolFor: (offeredName: string) => FaeTool;
 }
@@ -97,7 +99,10 @@ export const offerTools = (
     const offered = schema.function.name;
     schemas.push(schema);
     toolMap.set(offered, candidate.toolFor(offered));
-    origins.set(offered, harden({ petName: candidate.petName, ownName: candidate.schema.function.name }));
+    origins.set(
+      offered,
+      harden({ petName: candidate.petName, ownName: candidate.schema.function.name, needsApproval: candidate.needsApproval }),
+    );
   };
   const clashing: ToolCandidate[] = [];
   for (const candidate of candidates) {

@@ -39,8 +39,9 @@ export interface ToolPowers extends GuestPowers {
 
 /**
  * Mail no tool may see: the host's answers to fae's forms, which may
- * carry a token. Their messages are left out of listMessages and cannot be
- * adopted; their values cannot be reached by any path (the mail hub's
+ * carry a token, and fae's own copies of its approval requests. Their
+ * messages are left out of listMessages and cannot be adopted or
+ * dismissed; their values cannot be reached by any path (the mail hub's
  * `@mail/N/@value` included), as they are judged by id.
  */
 export interface HiddenMail {
@@ -217,7 +218,10 @@ export const makeSealedPowers = (
       return hidden === undefined ? messages : harden(messages.filter(message => !hidden.hidesMessage(message.number)));
     },
     followMessages: async () => E(powers).followMessages(),
-    dismiss: async number => E(powers).dismiss(number),
+    dismiss: async number => {
+      if (hidden?.hidesMessage(number)) throw Error(`message #${number} is fae's own business with its host; no tool may dismiss it`);
+      return E(powers).dismiss(number);
+    },
     reject: async (...args) => E(powers).reject(...args),
     reverseIdentify: async id => E(powers).reverseIdentify(id),
     reverseLocate: async locator => E(powers).reverseLocate(locator),

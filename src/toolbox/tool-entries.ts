@@ -15,7 +15,7 @@ import { offerTools, type BuiltInTool, type ToolCandidate, type ToolReports } fr
 
 /** One schema read, done once per (pet name, formula id). */
 export type ToolRead =
-  | { readonly ok: true; readonly schema: ToolSchema }
+  | { readonly ok: true; readonly schema: ToolSchema; readonly needsApproval: boolean }
   | { readonly ok: false; readonly key: string; readonly fields: Record<string, unknown> };
 
 export interface ToolEntry {
@@ -48,7 +48,7 @@ export const readToolEntry = (
     value => {
       const check = checkToolSchema(value);
       return check.ok
-        ? harden({ ok: true as const, schema: check.schema })
+        ? harden({ ok: true as const, schema: check.schema, needsApproval: check.needsApproval })
         : harden({
             ok: false as const,
             key: `${label} ${check.problem}`,
@@ -127,6 +127,7 @@ export const assembleTools = async (
       label: `${TOOLS_DIRECTORY}/${entry.petName}`,
       petName: entry.petName,
       schema: read.schema,
+      needsApproval: read.needsApproval,
       toolFor: name => guardTool(entry, name, isCurrent),
     });
   });

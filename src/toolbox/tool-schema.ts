@@ -11,7 +11,15 @@ const isRecord = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
 export type SchemaCheck =
-  | { readonly ok: true; readonly schema: ToolSchema }
+  | {
+      readonly ok: true;
+      readonly schema: ToolSchema;
+      /**
+       * The tool asks that the host approve each call (`needsApproval: true`
+       * beside `function`); never part of what the model is sent.
+       */
+      readonly needsApproval: boolean;
+    }
   | { readonly ok: false; readonly problem: string };
 
 /** Checks a schema() result and returns a clean, hardened copy of it. */
@@ -58,8 +66,12 @@ export const checkToolSchema = (value: unknown): SchemaCheck => {
       return fail(`parameters of ${q(name)} are not plain JSON data`);
     }
   }
+  if (value.needsApproval !== undefined && typeof value.needsApproval !== 'boolean') {
+    return fail(`needsApproval of ${q(name)} must be true or false, not ${q(value.needsApproval)}`);
+  }
   return harden({
     ok: true,
+    needsApproval: value.needsApproval === true,
     schema: {
       type: 'function',
       function: { name, description, parameters: cleanParameters },

@@ -28,6 +28,8 @@ export interface OfferedOrigin {
   readonly petName: string;
   /** The name its schema gives; the offered name differs when a built-in has it. */
   readonly ownName: string;
+  /** Its schema asks that the host approve each call (needsApproval). */
+  readonly needsApproval: boolean;
 }
 
 export interface DiscoveredTools {
@@ -127,7 +129,7 @@ export const discoverTools = async (
     }
     const { tool } = outcome.value;
     if (petName === undefined) builtIns.push({ label, schema: check.schema, tool });
-    else fromDirectory.push({ label, petName, schema: check.schema, toolFor: () => tool });
+    else fromDirectory.push({ label, petName, schema: check.schema, needsApproval: check.needsApproval, toolFor: () => tool });
   });
   return offerTools(builtIns, fromDirectory, reports);
 };

@@ -1,0 +1,213 @@
+// Ask before acting (issue 22): the gate a turn passes before each tool
+// call. A call the policy names (approval-policy.ts), or whose tool asks
+// for it itself, runs only once the host approves it, unless a standing
+// grant covers it (approval-grants.ts). Only that turn waits: it gives up
+// its place among the concurrent turns meanwhile, its sender is told once,
+// and the wait is bounded (FAE_APPROVAL_TIMEOUT_MS, then a denial). A
+// denied call reaches the model as a tool result that says so, and the
+// turn goes on. Every decision is logged (redacted): who asked, what, the
+// decision, by whom, and how long it waited.
+import { E } from '@endo/far';
+import type { GuestPowers, Ref } from '../daemon/endo-types.js';
+import { formulaIdOf } from '../daemon/dialect.js';
+import type { Logger } from '../logging/log.js';
+import type { Redact } from '../logging/redact.js';
+import type { DiscoveredTools } from '../toolbox/tools.js';
+import { TOOLS_DIRECTORY } from '../toolbox/tools.js';
+import { TimeoutError, unlessGivenUp } from '../timeout.js';
+import { rulesNaming, type ApprovalPolicyHolder, type ApprovalRule } from './approval-policy.js';
+import type { ApprovalGrants, GrantedTool } from './approval-grants.js';
+import type { ApprovalChannel } from './approval-channel.js';
+import { readDecision } from './approval-decision.js';
+import { approvalText, argumentsSummary, durationText } from './approval-text.js';
+
+/** The turn a call is made in. */
+export interface ApprovalTurn {
+  /** The message the turn answers. */
+  readonly message: bigint;
+  /** The sender's raw id. */
+  readonly correspondent: string;
+  /** How fae names the sender (a pet name, or "an unnamed sender"). */
+  readonly sender: string;
+  readonly fromHost: boolean;
+}
+
+export interface ApprovalAsk {
+  readonly name: string;
+  readonly args: Readonly<Record<string, unknown>>;
+  readonly tools: DiscoveredTools;
+  readonly turn: ApprovalTurn;
+  /** The turn's: ends the wait when the turn is cancelled. */
+  readonly signal: AbortSignal;
+  /** Told as the wait begins (the turn tells its sender, once). */
+  readonly onWait?: (tool: string) => void;
+  /** Frees the turn's place among the concurrent turns while it waits; returns the taking back. */
+  readonly park?: () => () => void;
+}
+
+export type ApprovalOutcome = { readonly run: true } | { readonly run: false; readonly result: string };
+
+const RUN: ApprovalOutcome = harden({ run: true });
+const refused = (result: string): ApprovalOutcome => harden({ run: false, result });
+
+export interface ApprovalsOptions {
+  readonly powers: Ref<GuestPowers>;
+  readonly policy: ApprovalPolicyHolder;
+  readonly grants: ApprovalGrants;
+  readonly channel: ApprovalChannel;
+  readonly logger: Logger;
+  readonly redact: Redact;
+  readonly timeoutMs: number;
+  /** Tells the host (fae's words; redacted on the way). */
+  readonly tellHost: (text: string) => Promise<void>;
+}
+
+/** A short tag for each request, so the host (and fae after a restart) tells them apart. */
+const newTag = () => Math.floor(Math.random() * 0x10000).toString(16).padStart(4, '0');
+
+/** Logs a decision: who asked, what, the decision, by whom, how long it waited (redacted). */
+const auditWith = (logger: Logger, redact: Redact) => (ask: ApprovalAsk, decision: string, by: string, started: number, reason = '') =>
+  logger.event('approval', {
+    message: ask.turn.message,
+    from: ask.turn.sender,
+    tool: ask.name,
+    arguments: argumentsSummary(ask.args, redact),
+    decision,
+    by,
+    waitedMs: Date.now() - started,
+    ...(reason === '' ? {} : { reason: redact(reason) }),
+  });
+
+/**
+ * What the host's answer means: run (once, or with a standing grant), or a
+ * refusal the model reads; an answer fae cannot read is a denial, and the
+ * host is told why.
+ */
+const decide = async (
+  { grants, tellHost, audit }: Pick<ApprovalsOptions, 'grants' | 'tellHost'> & { audit: ReturnType<typeof auditWith> },
+  ask: ApprovalAsk,
+  answer: { decision: unknown; reason: string },
+  tool: GrantedTool | undefined,
+  started: number,
+): Promise<ApprovalOutcome> => {
+  const { turn } = ask;
+  const decision = readDecision(answer.decision, [turn.sender, ...(turn.fromHost ? ['HOST', 'host', 'me'] : [])]);
+  const reason = answer.reason.trim();
+  if (decision.kind === 'approve') {
+    audit(ask, 'approved', 'host', started, reason);
+    return RUN;
+  }
+  if (decision.kind === 'always') {
+    if (tool === undefined) {
+      audit(ask, 'approved', 'host', started, 'no standing approval: the tool could not be identified');
+      await tellHost(`I ran ${ask.name} as you approved, but could not record a standing approval: I could not identify the tool. I will ask again next time.`).catch(() => {});
+      return RUN;
+    }
+    const grant = await grants.add(tool, decision.forAsker ? { correspondent: turn.correspondent, who: turn.sender } : undefined);
+    audit(ask, 'approved', `host, standing grant #${grant.number} for ${grant.who}`, started, reason);
+    return RUN;
+  }
+  if (decision.kind === 'deny') {
+    audit(ask, 'denied', 'host', started, reason);
+    return refused(`The host denied this: ${reason === '' ? 'no reason given' : reason}. Do not try it again in this turn; go on without it, or tell the sender.`);
+  }
+  audit(ask, 'denied', 'unclear answer', started, decision.why);
+  await tellHost(`I took your answer on ${ask.name} for ${turn.sender} (message #${turn.message}) as a denial: ${decision.why}.`).catch(() => {});
+  return refused(`The host's answer was not understood (${decision.why}), so this was not run; it counts as a denial.`);
+};
+
+export const makeApprovals = ({ powers, policy, grants, channel, logger, redact, timeoutMs, tellHost }: ApprovalsOptions) => {
+  let waiting = 0;
+
+  /** Whether one of the rules naming a tool applies in this turn: WHO compared by identity. */
+  const applies = async (rules: readonly ApprovalRule[], turn: ApprovalTurn) => {
+    if (rules.some(rule => rule.who === undefined)) return true;
+    const outcomes = await Promise.all(
+      rules.map(async ({ who }) => {
+        if (who === 'HOST') return turn.fromHost;
+        const id = await Promise.resolve(E(powers).identify(who as string)).catch(() => undefined);
+        return typeof id === 'string' && (formulaIdOf(id) ?? id) === turn.correspondent;
+      }),
+    );
+    return outcomes.includes(true);
+  };
+
+  /** The tool as a grant names it; undefined when a tool from tools/ cannot be identified (no grant then). */
+  const grantedTool = async (name: string, petName: string | undefined): Promise<GrantedTool | undefined> => {
+    if (petName === undefined) return harden({ tool: name, toolId: undefined });
+    const id = await Promise.resolve(E(powers).identify(TOOLS_DIRECTORY, petName)).catch(() => undefined);
+    return typeof id === 'string' ? harden({ tool: name, toolId: formulaIdOf(id) ?? id }) : undefined;
+  };
+
+  const audit = auditWith(logger, redact);
+
+  /** Asks the host and waits, bounded; what the answer means for the call. */
+  const askHost = async (ask: ApprovalAsk, tool: GrantedTool | undefined, origin: { petName?: string; ownName?: string }) => {
+    const { name, turn } = ask;
+    const started = Date.now();
+    const call = { tool: name, ...origin, args: ask.args, asker: turn.sender, askerIsHost: turn.fromHost, message: turn.message, tag: newTag() };
+    const text = approvalText(call, { redact, waitText: durationText(timeoutMs), answering: channel.answering(turn.sender, name) });
+    ask.onWait?.(name);
+    const unpark = ask.park?.();
+    waiting += 1;
+    let asked: ReturnType<ApprovalChannel['ask']> | undefined;
+    try {
+      asked = channel.ask(text, turn.sender);
+      const answer = await unlessGivenUp(asked.answer, { timeoutMs, describe: () => 'no answer', signal: ask.signal });
+      return await decide({ grants, tellHost, audit }, ask, answer, tool, started);
+    } catch (error) {
+      if (error instanceof TimeoutError) {
+        asked?.stopWaiting(`I had waited ${durationText(timeoutMs)}`);
+        audit(ask, 'denied', 'timeout', started);
+        return refused(`The host did not answer within ${durationText(timeoutMs)}, so this was not run. Go on without it, or tell the sender it needs the host's approval.`);
+      }
+      if (ask.signal.aborted) {
+        asked?.stopWaiting('the turn was stopped');
+        audit(ask, 'abandoned', 'cancellation', started);
+        throw error;
+      }
+      const problem = redact(error instanceof Error ? error.message : String(error));
+      audit(ask, 'denied', 'failure', started, problem);
+      return refused(`The host's approval could not be asked for (${problem}), so this was not run.`);
+    } finally {
+      waiting -= 1;
+      unpark?.();
+    }
+  };
+
+  /** Whether the call may run now; resolves once the host has answered, if it must. */
+  const gate = async (ask: ApprovalAsk): Promise<ApprovalOutcome> => {
+    const { name, tools, turn } = ask;
+    if (!tools.toolMap.has(name)) return RUN; // executeTool says there is no such tool
+    const origin = tools.origins.get(name);
+    const current = policy.current();
+    if (current.none) return RUN;
+    const named = rulesNaming(current, { offered: name, ownName: origin?.ownName, petName: origin?.petName });
+    const needed = (origin?.needsApproval ?? false) || (named.length > 0 && (await applies(named, turn)));
+    if (!needed) return RUN;
+    const started = Date.now();
+    const tool = await grantedTool(name, origin?.petName);
+    const grant = tool === undefined ? undefined : await grants.find(tool, turn.correspondent);
+    if (grant !== undefined) {
+      audit(ask, 'approved', `standing grant #${grant.number}`, started);
+      return RUN;
+    }
+    return askHost(ask, tool, { petName: origin?.petName, ownName: origin?.ownName });
+  };
+
+  return harden({
+    gate,
+    /** For status(): the policy, where it comes from, the grants, and the calls waiting now. */
+    status: () =>
+      harden({
+        policy: policy.current().text,
+        policyFrom: policy.source(),
+        timeoutMs,
+        waiting,
+        grants: grants.list(),
+      }),
+    revoke: (number: number) => grants.revoke(number),
+  });
+};
+harden(makeApprovals);
+export type Approvals = ReturnType<typeof makeApprovals>;

@@ -1,0 +1,62 @@
+// fae's approvals put together (issue 22): the policy in force (FAE_APPROVE,
+// or the host's value, followed), the standing grants, and, once the
+// daemon is known, the channel to the host and the gate each turn passes.
+// Until then nothing can need approval, as no turn runs.
+import type { GuestPowers, Ref } from '../daemon/endo-types.js';
+import type { DaemonAdapter } from '../daemon/adapter.js';
+import type { OwnNamesWatch } from '../daemon/own-names.js';
+import { followOwnValue } from '../daemon/own-value.js';
+import type { Logger } from '../logging/log.js';
+import type { Redact } from '../logging/redact.js';
+import type { FaeConfig } from './config.js';
+import type { FormKind, HostForms } from './host-forms.js';
+import { POLICY_NAME, makeApprovalPolicyHolder } from './approval-policy.js';
+import { makeApprovalGrants } from './approval-grants.js';
+import { makeApprovalChannel, type ApprovalChannel } from './approval-channel.js';
+import { makeApprovals, type Approvals } from './approvals.js';
+import { bestEffort } from './best-effort.js';
+
+export const makeFaeApprovals = ({
+  config,
+  powers,
+  logger,
+  redact,
+  ownNames,
+  tellHost,
+}: {
+  readonly config: FaeConfig;
+  readonly powers: Ref<GuestPowers>;
+  readonly logger: Logger;
+  readonly redact: Redact;
+  readonly ownNames: OwnNamesWatch;
+  readonly tellHost: (text: string) => Promise<void>;
+}) => {
+  const policy = makeApprovalPolicyHolder({ fromEnv: config.approvalPolicy, logger, tellHost });
+  // Read again whenever the host changes it: no call per turn.
+  followOwnValue(powers, POLICY_NAME, ownNames, policy.useValue);
+  const grants = makeApprovalGrants({ powers, logger });
+  let channel: ApprovalChannel | undefined;
+  let gate: Approvals | undefined;
+  return harden({
+    /** Once the daemon and fae's forms are known, before any turn. */
+    start: async (daemon: DaemonAdapter, forms: HostForms, dismiss: (number: bigint) => Promise<boolean>) => {
+      channel = makeApprovalChannel({ daemon, powers, forms, logger, tellHost, dismiss });
+      gate = makeApprovals({
+        ...{ powers, policy, grants, channel, logger, redact, tellHost },
+        timeoutMs: config.approvalTimeoutMs,
+      });
+      await bestEffort(logger, 'approval-grants', () => grants.start(), undefined);
+      return harden({ channel, approvals: gate });
+    },
+    /** The kinds of form whose late answers fae takes: an approval form's. */
+    kinds: (): readonly FormKind[] => (channel === undefined ? [] : [channel.kind]),
+    /** fae's own copies of its approval requests, which no tool sees. */
+    hides: (number: bigint) => channel?.hides(number) ?? false,
+    status: () =>
+      gate?.status() ?? harden({ policy: policy.current().text, policyFrom: policy.source(), grants: grants.list() }),
+    /** Revokes grant `number`; resolves whether there was one. */
+    revoke: async (number: number) => (await grants.revoke(number)) !== undefined,
+  });
+};
+harden(makeFaeApprovals);
+export type FaeApprovals = ReturnType<typeof makeFaeApprovals>;

@@ -1,0 +1,285 @@
+// Ask before acting (issue 22), through the local daemon in every dialect:
+// a call that needs approval reaches the host (a form on May and August, a
+// request on February) and runs only once approved; a denial, an unclear
+// answer or no answer in time reaches the model as a tool result and the
+// turn goes on; "always" is a grant the host sees and revokes; only the
+// waiting turn waits; a restart while waiting runs nothing later.
+import test from 'ava';
+import type { ExecutionContext } from 'ava';
+import { E } from '@endo/far';
+import { startFaeInDaemon, type Far, type FaeHarnessOptions } from './support/fae-harness.js';
+import { makeScriptedProvider, lastUserWords, type ScriptedReply } from './support/scripted-provider.js';
+import { dialect, fromSelf, messageText, type MessageRecord } from './support/daemon.js';
+import { makeShippedTool, makeToolCaplet } from './support/tool-caplets.js';
+import { makeCorrespondent } from './support/correspondent.js';
+import { until } from './support/until.js';
+import { answerApproval, callThenSay, isApprovalRequest, makeRecordingTool } from './support/approvals.js';
+
+const WAIT_MS = 30_000;
+
+/**
+ * The texts of fae's messages in a correspondent's inbox, as they stand now
+ * (on August a progress reply is edited into the answer under one number).
+ */
+const textsFromFae = async (guest: Far) => {
+  const notOwn = fromSelf(guest);
+  const messages: MessageRecord[] = await E(guest).listMessages();
+  const others = await Promise.all(messages.map(async message => ((await notOwn(message)) ? [messageText(message)] : [])));
+  return others.flat();
+};
+
+/** The first text fae has sent `guest` that starts with `prefix`, once there is one. */
+const sentStarting = async (guest: Far, prefix: string) => {
+  let found: string | undefined;
+  await until(async () => {
+    found = (await textsFromFae(guest)).find(text => text.startsWith(prefix));
+    return found !== undefined;
+  });
+  return found ?? `(nothing starting with ${prefix})`;
+};
+
+/** fae with the recording tool `touch` (which asks for approval itself) in its tools/. */
+const startWithTouch = async (
+  t: ExecutionContext,
+  { reply = callThenSay(), env = {}, extra = {} }: { reply?: ScriptedReply; env?: Record<string, string>; extra?: Partial<FaeHarnessOptions> } = {},
+) => {
+  t.timeout(120_000);
+  const runs: string[] = [];
+  const llm = makeScriptedProvider(Array.from({ length: 60 }, () => reply));
+  const started = await startFaeInDaemon({
+    provider: llm.provider,
+    env,
+    ...extra,
+    introducedNames: { touch: 'touch', ...(extra.introducedNames ?? {}) },
+    prepare: async (host, daemon) => {
+      await makeToolCaplet(daemon, 'touch', () => makeRecordingTool(runs));
+      await extra.prepare?.(host, daemon);
+    },
+  });
+  t.teardown(() => started.daemon.stop());
+  await started.nextFromFae(WAIT_MS); // ready
+  const { host } = started;
+  const say = (text: string) => E(host).send('fae', [text], [], []);
+  /** The next message fae sends the host that is an approval request. */
+  const nextRequest = async () => {
+    for (;;) {
+      const message = await started.nextFromFae(WAIT_MS);
+      if (isApprovalRequest(message)) return message;
+    }
+  };
+  /** The text of fae's next message to the host that is no approval request. */
+  const nextText = async () => {
+    for (;;) {
+      const message = await started.nextFromFae(WAIT_MS);
+      if (!isApprovalRequest(message)) return messageText(message);
+    }
+  };
+  const status = async () => E(await E(host).lookup('controller-for-fae')).status();
+  return { ...started, llm, runs, say, nextRequest, nextText, status };
+};
+
+test('a call that needs approval waits for the host, and runs once approved; the decision is logged', async t => {
+  const world = await startWithTouch(t);
+  await world.say('Please touch x');
+  const request = await world.nextRequest();
+  t.is(request.type, dialect === 'feb' ? 'request' : 'form');
+  const text = String(request.description);
+  t.regex(text, /^Approval needed: touch for (HOST|@host) \(request [0-9a-f]{4}\)/);
+  t.regex(text, /While answering your message #\d+, fae's model wants to call touch \(tools\/touch\)/);
+  t.regex(text, /what: x/);
+  t.deepEqual(world.runs, [], 'nothing ran before the answer');
+  await answerApproval(world.host, request, 'approve');
+  t.is(await world.nextText(), 'tool said: touched x');
+  t.deepEqual(world.runs, ['x']);
+  const line = world.logs.find(l => l.includes(' approval ') && l.includes('decision='));
+  t.regex(line as string, /approval message=\d+ from=\S+ tool=touch arguments="what=x" decision=approved by=host waitedMs=\d+/);
+});
+
+test('a denial reaches the model as the tool result, with the reason, and the turn goes on', async t => {
+  const world = await startWithTouch(t);
+  await world.say('Please touch x');
+  await answerApproval(world.host, await world.nextRequest(), 'deny', 'not today');
+  t.regex(await world.nextText(), /^tool said: The host denied this: not today\./);
+  t.deepEqual(world.runs, []);
+  t.true(world.logs.some(l => /decision=denied by=host waitedMs=\d+ reason="not today"/.test(l)));
+});
+
+test('an answer fae does not understand is a denial, and both the model and the host are told', async t => {
+  const world = await startWithTouch(t);
+  await world.say('Please touch x');
+  await answerApproval(world.host, await world.nextRequest(), 'maybe later');
+  const texts = [await world.nextText(), await world.nextText()].sort();
+  t.regex(texts[0], /^I took your answer on touch for .* as a denial: "maybe later" is not a decision fae understands/);
+  t.regex(texts[1], /^tool said: The host's answer was not understood/);
+  t.deepEqual(world.runs, []);
+});
+
+test('"always" is a standing grant the host sees and revokes; revoking counts from the next call', async t => {
+  const world = await startWithTouch(t);
+  await world.say('Please touch x');
+  await answerApproval(world.host, await world.nextRequest(), 'always for me');
+  t.is(await world.nextText(), 'tool said: touched x');
+  const { approvals } = await world.status();
+  t.is(approvals.grants.length, 1);
+  t.like(approvals.grants[0], { number: 1, tool: 'touch' });
+  t.deepEqual(Object.keys(approvals.grants[0]).sort(), ['for', 'granted', 'number', 'tool'], 'no ids in status');
+
+  await world.say('Again, please');
+  t.is(await world.nextText(), 'tool said: touched x', 'no approval asked under the grant');
+  t.deepEqual(world.runs, ['x', 'x']);
+  t.true(world.logs.some(l => /decision=approved by="standing grant #1"/.test(l)));
+
+  await world.say('/approvals');
+  t.regex(await world.nextText(), /Standing approvals \(\/revoke N revokes one\):\n- 1: touch for /);
+  await world.say('/revoke 1');
+  t.is(await world.nextText(), 'Revoked standing approval 1: from the next call on, I ask you again.');
+  t.deepEqual((await world.status()).approvals.grants, []);
+  await world.say('Once more');
+  await answerApproval(world.host, await world.nextRequest(), 'deny');
+  t.regex(await world.nextText(), /The host denied this/);
+  t.deepEqual(world.runs, ['x', 'x']);
+});
+
+test('no answer in time is a denial; an answer after that runs nothing, and the host is told', async t => {
+  const world = await startWithTouch(t, { env: { FAE_APPROVAL_TIMEOUT_MS: '500' } });
+  await world.say('Please touch x');
+  const request = await world.nextRequest();
+  t.regex(String(request.description), /I wait 500 ms for your answer; after that it counts as a denial/);
+  t.regex(await world.nextText(), /^tool said: The host did not answer within 500 ms, so this was not run\./);
+  await answerApproval(world.host, request, 'approve');
+  t.regex(await world.nextText(), /^Your answer to "Approval needed: touch .*" came after I had stopped waiting \(I had waited 500 ms\); nothing was run\./);
+  t.deepEqual(world.runs, []);
+  t.true(world.logs.some(l => /decision=denied by=timeout/.test(l)));
+});
+
+test('only the waiting turn waits: another correspondent is answered meanwhile, and the waiting one is told once', async t => {
+  const reply: ScriptedReply = request => {
+    if (lastUserWords(request.messages) === 'hello') return { text: 'hi there' };
+    const last = request.messages.at(-1);
+    if (last?.role === 'tool') return { text: `tool said: ${last.content}` };
+    // Two calls that need approval in one response: the sender hears of the wait once.
+    return { toolCalls: [{ name: 'touch', arguments: { what: 'a' } }, { name: 'touch', arguments: { what: 'b' } }] };
+  };
+  // One turn at a time: the waiting turn must give up its place.
+  const world = await startWithTouch(t, { reply, env: { FAE_CONCURRENT_TURNS: '1' } });
+  const alice = await makeCorrespondent(world.host);
+  await alice.say('touch a and b');
+  const first = await world.nextRequest();
+  const second = await world.nextRequest();
+  const waitingText = "Working on it… waiting for my host's approval to run touch.";
+  t.is(await sentStarting(alice.guest, 'Working on it'), waitingText);
+  await world.say('hello');
+  t.is(await world.nextText(), 'hi there', "the host's turn ran while alice's waited");
+  await answerApproval(world.host, first, 'approve');
+  await answerApproval(world.host, second, 'approve');
+  t.regex(await sentStarting(alice.guest, 'tool said:'), /^tool said: touched/);
+  t.deepEqual([...world.runs].sort(), ['a', 'b']);
+  // Told once: one message that says so (on August, the same message edited into the answer).
+  const texts = await textsFromFae(alice.guest);
+  t.deepEqual(texts.filter(text => text !== waitingText).length, 1, texts.join(' | '));
+  t.true(texts.length <= 2, texts.join(' | '));
+});
+
+
+test('FAE_APPROVE names a tool for one correspondent by identity; a policy value stored by the host replaces it at once', async t => {
+  const plainRuns: string[] = [];
+  const world = await startWithTouch(t, {
+    reply: callThenSay('note'),
+    env: { FAE_APPROVE: 'note@alice' },
+    extra: {
+      introducedNames: { note: 'note' },
+      prepare: async (_host, daemon) => {
+        await makeToolCaplet(daemon, 'note', () => makeRecordingTool(plainRuns, { name: 'note', needsApproval: false }));
+      },
+    },
+  });
+  await world.say('note it');
+  t.is(await world.nextText(), 'tool said: touched x', "the host's call needs no approval");
+  const alice = await makeCorrespondent(world.host);
+  // fae's name for alice: the policy names her by it.
+  await E(world.host).copy(['alice'], ['profile-for-fae', 'alice']);
+  await alice.say('note it');
+  const request = await world.nextRequest();
+  t.regex(String(request.description), /^Approval needed: note for alice/);
+  await answerApproval(world.host, request, 'deny');
+  t.regex(await sentStarting(alice.guest, 'tool said:'), /The host denied this/);
+  t.deepEqual(plainRuns, ['x']);
+
+  // The host stores a policy: nothing needs approval now.
+  await E(world.fae).storeValue('none', 'approval-policy');
+  await until(async () => (await world.status()).approvals.policy === 'none');
+  t.is((await world.status()).approvals.policyFrom, 'approval-policy');
+  await alice.say('note it again');
+  await until(async () => plainRuns.length === 2);
+  t.true((await textsFromFae(alice.guest)).includes('tool said: touched x'));
+  t.deepEqual(plainRuns, ['x', 'x']);
+});
+
+test("the model's tools can neither read nor change the policy or the grants, nor see fae's requests", async t => {
+  const reply: ScriptedReply = request => {
+    const last = request.messages.at(-1);
+    if (last?.role === 'tool') return { text: request.messages.filter(m => m.role === 'tool').map(m => m.content).join('\n---\n') };
+    if (lastUserWords(request.messages) !== 'look') return { toolCalls: [{ name: 'touch', arguments: { what: 'x' } }] };
+    return {
+      toolCalls: [
+        { name: 'listMessages', arguments: {} },
+        { name: 'store', arguments: { petName: 'approval-grants', value: { grants: [] } } },
+        { name: 'lookup', arguments: { petName: 'approval-policy' } },
+      ],
+    };
+  };
+  const world = await startWithTouch(t, { reply });
+  // A request of fae's waits in the host's inbox (and its copy in fae's), for alice's turn.
+  const alice = await makeCorrespondent(world.host);
+  await alice.say('touch it');
+  const request = await world.nextRequest();
+  await world.say('look');
+  const [listed, stored, looked] = (await world.nextText()).split('\n---\n');
+  t.false(listed.includes('Approval needed'), 'no approval request in listMessages');
+  t.regex(stored, /approval-grants.*the host's standing approvals; no tool may read or change it/);
+  t.regex(looked, /approval-policy.*the host's policy of what needs its approval; no tool may read or change it/);
+  await answerApproval(world.host, request, 'deny');
+  t.regex(await sentStarting(alice.guest, 'The host denied this'), /^The host denied this: no reason given\./);
+});
+
+test('a restart while waiting runs nothing later; the old request answered is told it is no longer waiting', async t => {
+  const world = await startWithTouch(t);
+  await world.say('Please touch x');
+  const old = await world.nextRequest();
+  await world.daemon.restart();
+  await E(await E(world.host).lookup('controller-for-fae')).whenStarted();
+  // The message is replayed: its new turn asks again.
+  const renewed = await world.nextRequest();
+  t.not(renewed.number, old.number);
+  await answerApproval(world.host, old, 'approve');
+  t.regex(await world.nextText(), /^That approval request is no longer waiting: I was restarted after I sent it, and nothing was run\./);
+  t.deepEqual(world.runs, []);
+  await answerApproval(world.host, renewed, 'approve');
+  t.is(await world.nextText(), 'tool said: touched x');
+  t.deepEqual(world.runs, ['x']);
+});
+
+test('an edit is shown to the host as a unified diff, and the shipped filesystem tools ask for approval themselves', async t => {
+  const reply: ScriptedReply = request => {
+    const last = request.messages.at(-1);
+    if (last?.role === 'tool') return { text: `tool said: ${last.content}` };
+    return { toolCalls: [{ name: 'edit', arguments: { path: 'notes.txt', oldText: 'one\ntwo\nthree', newText: 'one\n2\nthree' } }] };
+  };
+  const world = await startWithTouch(t, {
+    reply,
+    extra: {
+      introducedNames: { edit: 'edit' },
+      prepare: async host => {
+        await makeShippedTool(host, 'edit', 'edit');
+      },
+    },
+  });
+  await world.say('Change two to 2 in notes.txt');
+  const request = await world.nextRequest();
+  const text = String(request.description);
+  t.regex(text, /^Approval needed: edit for /);
+  t.regex(text, /Edit notes\.txt, all changes or none/);
+  t.true(text.includes('  --- a/notes.txt\n  +++ b/notes.txt\n  @@ -1,3 +1,3 @@\n   one\n  -two\n  +2\n   three'), text);
+  await answerApproval(world.host, request, 'deny', 'not that file');
+  t.regex(await world.nextText(), /^tool said: The host denied this: not that file\./);
+});

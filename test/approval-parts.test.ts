@@ -1,0 +1,98 @@
+// The parts of approvals that need no daemon: FAE_APPROVE's syntax, the
+// host's decision words, and the request's text (diffs, first lines, cuts,
+// redaction before cutting).
+import './support/lockdown.js';
+import test from 'ava';
+import { readApprovalPolicy, rulesNaming } from '../src/agent/approval-policy.js';
+import { readAnswerValue, readDecision } from '../src/agent/approval-decision.js';
+import { approvalText, durationText } from '../src/agent/approval-text.js';
+import { makeRedactor } from '../src/logging/redact.js';
+
+const SECRET = 'sk-abcdefghijklmnop0123456789';
+const redact = makeRedactor([SECRET]);
+
+test('FAE_APPROVE: the default, none, all, names and names for one correspondent', t => {
+  const byDefault = readApprovalPolicy(undefined);
+  t.is(byDefault.text, 'default');
+  t.deepEqual(rulesNaming(byDefault, { offered: 'runCommand' }), [{ tool: 'runCommand' }]);
+  t.deepEqual(rulesNaming(byDefault, { offered: 'shell', petName: 'run-command' }), [{ tool: 'run-command' }]);
+  t.deepEqual(rulesNaming(byDefault, { offered: 'readFile' }), []);
+  t.deepEqual(readApprovalPolicy('none'), { none: true, rules: [], text: 'none' });
+  t.deepEqual(rulesNaming(readApprovalPolicy('all'), { offered: 'list' }), [{ tool: '*' }]);
+  const mixed = readApprovalPolicy(' default , send@alice, remove@HOST, all@bob ');
+  t.is(mixed.text, 'default,send@alice,remove@HOST,all@bob');
+  t.deepEqual(rulesNaming(mixed, { offered: 'send' }), [{ tool: 'send', who: 'alice' }, { tool: '*', who: 'bob' }]);
+  t.deepEqual(rulesNaming(mixed, { offered: 'remove' }), [{ tool: 'remove', who: 'HOST' }, { tool: '*', who: 'bob' }]);
+  t.deepEqual(rulesNaming(readApprovalPolicy('greet@@host'), { offered: 'greet' }), [{ tool: 'greet', who: 'HOST' }]);
+});
+
+test('FAE_APPROVE: a mistake is refused with what was wrong', t => {
+  t.throws(() => readApprovalPolicy('send,,remove'), { message: /FAE_APPROVE has an empty item in "send,,remove"/ });
+  t.throws(() => readApprovalPolicy('none,send'), { message: /none cannot be combined/ });
+  t.throws(() => readApprovalPolicy('send@Alice Smith'), { message: /"Alice Smith" in "send@Alice Smith" is neither a pet name nor HOST/ });
+  t.throws(() => readApprovalPolicy('rm -rf'), { message: /"rm -rf" is not a tool name/ });
+  t.throws(() => readApprovalPolicy('x y', 'approval-policy'), { message: /^approval-policy: / });
+});
+
+test('decisions are read leniently; anything else is unclear, saying why', t => {
+  for (const word of ['approve', 'Yes', ' ok. ', 'OK!', 'allow']) t.deepEqual(readDecision(word, ['alice']), { kind: 'approve' }, word);
+  for (const word of ['deny', 'No', 'refused']) t.deepEqual(readDecision(word, ['alice']), { kind: 'deny' }, word);
+  t.deepEqual(readDecision('Always', ['alice']), { kind: 'always', forAsker: false });
+  t.deepEqual(readDecision('always for alice', ['alice']), { kind: 'always', forAsker: true });
+  t.deepEqual(readDecision('always for this correspondent', ['alice']), { kind: 'always', forAsker: true });
+  t.deepEqual(readDecision('always for @host', ['@host', 'HOST', 'me']), { kind: 'always', forAsker: true });
+  const why = (text: unknown) => {
+    const decision = readDecision(text, ['alice']);
+    return decision.kind === 'unclear' ? decision.why : `not unclear: ${decision.kind}`;
+  };
+  t.regex(why('always for bob'), /names "bob", but alice asked/);
+  t.is(why(''), 'no decision was given');
+  t.regex(why('perhaps'), /"perhaps" is not a decision fae understands/);
+  t.regex(why(undefined), /not a text/);
+});
+
+test("February: the value the host resolves with is read as a decision", t => {
+  t.deepEqual(readAnswerValue('always for alice'), { decision: 'always for alice', reason: '' });
+  t.deepEqual(readAnswerValue({ decision: 'deny', reason: 'no' }), { decision: 'deny', reason: 'no' });
+  // Any other value (the daemon's resolve needs one) approves once.
+  t.deepEqual(readAnswerValue(harden({})), { decision: 'approve', reason: '' });
+});
+
+const call = (tool: string, args: Record<string, unknown>, petName?: string) =>
+  harden({ tool, petName, args, asker: 'alice', message: 7n, tag: 'beef' });
+const textOf = (tool: string, args: Record<string, unknown>, petName?: string) =>
+  approvalText(call(tool, args, petName), { redact, waitText: '10 minutes', answering: 'Answer here.' });
+
+test('the request says who asked, what, and how to answer', t => {
+  const text = textOf('runCommand', { command: 'ls -la', timeout: 500 }, 'run-command');
+  t.true(text.startsWith('Approval needed: runCommand for alice (request beef)\n\n'));
+  t.regex(text, /While answering alice's message #7, fae's model wants to call runCommand \(tools\/run-command\)/);
+  t.regex(text, /The command:\n {2}\$ ls -la\ntimeout: 500\n/);
+  t.regex(text, /I wait 10 minutes for your answer; after that it counts as a denial\.\nAnswer here\.$/);
+  t.regex(textOf('send', { recipient: 'bob', strings: ['hi'] }), /\(a built-in tool\)[\s\S]*recipient: bob\nstrings: \["hi"\]/);
+});
+
+test('editFile and edit show unified diffs; writeFile the first lines, saying how many more', t => {
+  const edited = textOf('editFile', { filePath: 'a.txt', oldString: 'x\ny\nz', newString: 'x\nY\nz' });
+  t.true(edited.includes('  --- a/a.txt\n  +++ b/a.txt\n  @@ -1,3 +1,3 @@\n   x\n  -y\n  +Y\n   z'), edited);
+  const several = textOf('edit', { path: 'b.txt', edits: [{ oldText: 'a', newText: 'b' }, { oldText: 'c', newText: 'c' }] });
+  t.regex(several, /Change 1 of 2:\n {2}--- a\/b\.txt[\s\S]*-a\n {2}\+b[\s\S]*Change 2 of 2:\n {2}\(the replacement changes nothing\)/);
+  const lines = Array.from({ length: 100 }, (_, i) => `line ${i + 1}`).join('\n');
+  const written = textOf('writeFile', { filePath: 'c.txt', contents: lines });
+  t.regex(written, /Write c\.txt: \d+ characters, 100 lines\. The new content:\n {2}\| line 1\n/);
+  t.true(written.includes('  | line 60\n  | … (40 more lines not shown)'));
+  t.false(written.includes('line 61'));
+});
+
+test('secrets are redacted before anything is cut; very long content is cut, saying so', t => {
+  // The secret straddles the cut at 400 characters of a line: not a piece of it is shown.
+  const long = `${'a'.repeat(390)}${SECRET}tail`;
+  const text = textOf('writeFile', { filePath: 'k.txt', contents: long });
+  t.false(text.includes('sk-'), 'no piece of the secret');
+  t.regex(text, /a\[redacted\]… \[\d+ more characters of this line not shown\]/);
+  const huge = textOf('note', { text: 'word '.repeat(100) });
+  t.regex(huge, /more characters of this line not shown/);
+  t.is(durationText(600_000), '10 minutes');
+  t.is(durationText(1000), '1 second');
+  t.is(durationText(250), '250 ms');
+});
