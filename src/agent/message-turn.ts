@@ -161,7 +161,7 @@ const spend = ({ tally, usage, budget }: MessageTurnOptions, spent: TurnUsage, s
  * the request itself, only where its progress reply shows it anyway).
  */
 const approverOf = (
-  { approvals }: MessageTurnOptions,
+  { approvals, events }: MessageTurnOptions,
   state: TurnState,
   { sender, progress, park }: Pick<TurnParts, 'sender' | 'progress' | 'park'>,
   fromHost: boolean,
@@ -173,6 +173,7 @@ const approverOf = (
     told = true;
     const whose = fromHost ? 'your' : "my host's";
     progress.awaiting(`Working on it… waiting for ${whose} approval to run ${tool}.`, { now });
+    events.emit({ type: 'progress', message: state.number, text: `waiting for the host's approval to run ${tool}` });
   };
   const turn = harden({ message: state.number, correspondent: state.correspondent, sender, fromHost });
   return (name: string, args: Readonly<Record<string, unknown>>, tools: DiscoveredTools, signal: AbortSignal) =>

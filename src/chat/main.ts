@@ -31,6 +31,10 @@ import { showRevision } from './mail-feed.js';
 import { makeScreen } from './screen.js';
 import { startChatSession, type ChatSession } from './session.js';
 import { runLine } from './commands.js';
+import { showApprovals } from './approvals.js';
+
+/** Why fae's requests are denied when the chat's input ends. */
+const LEFT = 'the host left the chat';
 
 /** Leaving must not hang on a daemon that does not stop. */
 const STOP_TIMEOUT_MS = 5_000;
@@ -176,6 +180,8 @@ const runChat = async (args: readonly string[], givenEnv: Env): Promise<number> 
       onFaeEvent: watchFaeEvents({ progress, pending, resync: checkFaeAlive }),
       onFaeNews: checkFaeAlive,
       onFollowError: error => screen.error(`Your inbox can no longer be followed: ${describeError(error)}`),
+      // fae asks before it acts: the request is shown, and the prompt asks for the decision.
+      onApprovals: showApprovals(screen, { leaving: () => leaving !== undefined, approvals: () => session?.approvals, reason: LEFT }),
     });
   } catch (error) {
     restoreConsole();
@@ -204,6 +210,10 @@ const runChat = async (args: readonly string[], givenEnv: Env): Promise<number> 
     if (leaving !== undefined) return leaving;
     leaving = (async () => {
       closeInput();
+      if (chat.approvals.waiting().length > 0) {
+        screen.note("(your input has ended: fae's requests still waiting for your approval are denied)");
+        await chat.approvals.denyAll(LEFT);
+      }
       if (drain && pending.busy()) {
         if (interactive) screen.note('(waiting for fae to answer; Ctrl-C leaves now)');
         const quietMs = quietBound(settings);

@@ -24,11 +24,15 @@ export interface ScreenOptions {
 export const makeScreen = ({ output, errors, interactive, verbose, redact }: ScreenOptions) => {
   let prompt: readline.Interface | undefined;
   let status: string | undefined;
+  /** What the prompt asks (fae waits for an approval), if anything. */
+  let question: string | undefined;
   let frame = 0;
   let spinner: ReturnType<typeof setInterval> | undefined;
 
-  const promptText = () =>
-    status === undefined ? IDLE_PROMPT : `${SPINNER[frame]} ${status}… ${IDLE_PROMPT}`;
+  const promptText = () => {
+    const asking = question === undefined ? IDLE_PROMPT : `${question} › `;
+    return status === undefined ? asking : `${SPINNER[frame]} ${status}… ${asking}`;
+  };
 
   const redraw = () => {
     if (prompt === undefined) return;
@@ -80,6 +84,11 @@ export const makeScreen = ({ output, errors, interactive, verbose, redact }: Scr
     /** One of fae's log lines, or other library chatter: only with --verbose. */
     log: (line: string) => {
       if (verbose) write(errors, line);
+    },
+    /** What the prompt asks now (a decision fae waits for); undefined: nothing. */
+    question: (text: string | undefined) => {
+      question = text;
+      redraw();
     },
     /** What fae is doing now; undefined when it is idle. */
     status: (text: string | undefined) => {

@@ -10,7 +10,7 @@
 // (fae-follower.ts), following the new fae's after /reset.
 import { E } from '@endo/far';
 import { makeLocalDaemon } from '../local-daemon/index.js';
-import { makeDaemonAdapter } from '../daemon/adapter.js';
+import { makeDaemonAdapter, type DaemonAdapter } from '../daemon/adapter.js';
 import { type Dialect, formulaIdOf } from '../daemon/dialect.js';
 import { messageText } from '../daemon/message-format.js';
 import type { MessageRecord } from '../daemon/endo-types.js';
@@ -26,6 +26,7 @@ import { inspectHost } from '../provisioning/host-state.js';
 import { provideToolCaplets } from '../provisioning/tool-caplets.js';
 import { provideFae, retireFae, startFae } from '../provisioning/fae-caplet.js';
 import type { PendingAnswers } from './pending.js';
+import { makeChatApprovals, type WaitingApproval } from './approvals.js';
 import { CONVERSATIONS_DIRECTORY } from '../conversations/store.js';
 
 /** The tools the user can mail to fae with /give. */
@@ -67,11 +68,56 @@ export interface SessionOptions {
   readonly onFaeNews?: () => void;
   /** The inbox could not be followed any more (other than at stop). */
   readonly onFollowError?: (error: unknown) => void;
+  /** fae's approval requests waiting for the user changed: `added` arrived (approvals.ts). */
+  readonly onApprovals?: (waiting: readonly WaitingApproval[], added?: WaitingApproval) => void;
 }
 
 // `any`: the host is a remote presence; E() checks nothing statically.
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Far = any;
+
+/**
+ * A message as the chat shows it: `from` and `to` named as the user knows
+ * them (you, fae, or the host's pet name for them).
+ */
+const mailViews = (hostDaemon: DaemonAdapter, { faeId, guest }: { readonly faeId: string; readonly guest: string }) => {
+  const nameOf = async (idOrLocator: string): Promise<string> => {
+    const id = formulaIdOf(idOrLocator) ?? idOrLocator;
+    if (id === hostDaemon.selfId) return 'you';
+    if (id === faeId) return guest;
+    const petNames = await hostDaemon.senderNames(idOrLocator).catch(() => []);
+    return petNames[0] ?? 'someone';
+  };
+  return async (record: MessageRecord): Promise<MailView> => {
+    const [from, to] = await Promise.all([nameOf(record.from), nameOf(record.to)]);
+    return harden({ number: record.number, from, to, text: messageText(record) });
+  };
+};
+
+/** fae's pet names (`agent` is its powers' name in the host), and the names in its tools/ directory. */
+const faeNamesOf = async (host: Far, agent: string) => {
+  const [top, tools] = (await Promise.all([E(host).list(agent), E(host).list(agent, 'tools').catch(() => [])])) as [
+    string[],
+    string[],
+  ];
+  return harden({ names: top, tools });
+};
+
+/** The tools /give can mail, with what their schemas say. */
+const toolViewsOf = (host: Far): Promise<ToolView[]> =>
+  Promise.all(
+    CHAT_TOOLS.map(async ({ petName }) => {
+      try {
+        const schema = (await E(E(host).lookup(petName)).schema()) as {
+          function: { name: string; description: string };
+        };
+        return { petName, toolName: schema.function.name, description: schema.function.description };
+      } catch (error) {
+        const problem = error instanceof Error ? error.message : String(error);
+        return { petName, toolName: '?', description: `(unavailable: ${problem})` };
+      }
+    }),
+  );
 
 export const startChatSession = async ({
   dialect,
@@ -82,6 +128,7 @@ export const startChatSession = async ({
   onFaeEvent,
   onFaeNews = () => {},
   onFollowError = () => {},
+  onApprovals = () => {},
 }: SessionOptions) => {
   const daemon = makeLocalDaemon({ dialect });
   const host: Far = await daemon.host;
@@ -109,27 +156,17 @@ export const startChatSession = async ({
     makeDaemonAdapter(host),
     E(host).identify(guest),
   ])) as [Awaited<ReturnType<typeof makeDaemonAdapter>>, string];
-  const { selfId } = hostDaemon;
+  const approvals = makeChatApprovals(host, { onChange: onApprovals });
 
-  /** A name for the party a message's from or to names (raw id or locator). */
-  const nameOf = async (idOrLocator: string): Promise<string> => {
-    const id = formulaIdOf(idOrLocator) ?? idOrLocator;
-    if (id === selfId) return 'you';
-    if (id === faeId) return guest;
-    const petNames = await hostDaemon.senderNames(idOrLocator).catch(() => []);
-    return petNames[0] ?? 'someone';
-  };
-
-  const view = async (record: MessageRecord): Promise<MailView> => {
-    const [from, to] = await Promise.all([nameOf(record.from), nameOf(record.to)]);
-    return harden({ number: record.number, from, to, text: messageText(record) });
-  };
+  const view = mailViews(hostDaemon, { faeId, guest });
 
   followMail(hostDaemon, {
+    // What the user wrote to fae; not an answer to a form of fae's (a value), which starts no turn.
     onOwn: record => {
-      if (formulaIdOf(record.to) === faeId && record.messageId !== undefined) pending.ownCopy(record.messageId);
+      if (record.type === 'package' && formulaIdOf(record.to) === faeId && record.messageId !== undefined) pending.ownCopy(record.messageId);
     },
-    onRevision: async (record, shown) => onMail(await view(record), shown),
+    // fae's approval requests are shown and answered apart (approvals.ts).
+    onRevision: async (record, shown) => (approvals.consider(record) ? undefined : onMail(await view(record), shown)),
   }).catch(error => {
     if (!stopping) onFollowError(error);
   });
@@ -154,20 +191,16 @@ export const startChatSession = async ({
       sendToFae([text ? `${text} ` : 'Here is a tool for you: ', ''], [petName], [petName]),
 
     /** The tools /give can mail, with what their schemas say. */
-    tools: (): Promise<ToolView[]> =>
-      Promise.all(
-        CHAT_TOOLS.map(async ({ petName }) => {
-          try {
-            const schema = (await E(E(host).lookup(petName)).schema()) as {
-              function: { name: string; description: string };
-            };
-            return { petName, toolName: schema.function.name, description: schema.function.description };
-          } catch (error) {
-            const problem = error instanceof Error ? error.message : String(error);
-            return { petName, toolName: '?', description: `(unavailable: ${problem})` };
-          }
-        }),
-      ),
+    tools: () => toolViewsOf(host),
+
+    /** fae's approval requests waiting for the user, and their answers (approvals.ts). */
+    approvals,
+
+    /** Revokes fae's standing approval `number`; whether there was one. */
+    revokeGrant: async (number: number) => {
+      const current = fae.controller();
+      return current === undefined ? false : ((await E(current).revokeGrant(number)) as boolean);
+    },
 
     /** The host's undismissed messages: the conversation so far. */
     inbox: async (): Promise<MailView[]> => {
@@ -176,13 +209,7 @@ export const startChatSession = async ({
     },
 
     /** fae's pet names, and the names in its tools/ directory. */
-    names: async () => {
-      const [top, tools] = (await Promise.all([
-        E(host).list(agent),
-        E(host).list(agent, 'tools').catch(() => []),
-      ])) as [string[], string[]];
-      return harden({ names: top, tools });
-    },
+    names: () => faeNamesOf(host, agent),
 
     /**
      * Restarts fae with an empty conversation: the running caplet is

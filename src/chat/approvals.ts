@@ -1,0 +1,153 @@
+// fae's approval requests in `npm start` (issue 22): the chat is the host,
+// so a request fae sends it (a form on May and August, a request on
+// February: src/agent/approval-channel.ts) is shown in the terminal, the
+// prompt asks for the decision, and the user answers with /approve, /deny
+// [reason], /always [for <who>], or by typing a decision at the prompt
+// ("yes", "no", "always"). The answer goes back as the daemon lets the
+// host answer: the form submitted, or the request resolved with the
+// decision as a text value (rejected, for a denial). Answered requests are
+// dismissed from the host's inbox.
+import { E } from '@endo/far';
+import { q } from '@endo/errors';
+import type { InboxMessage } from '../daemon/adapter.js';
+import { APPROVAL_HEADING } from '../agent/approval-text.js';
+import { readDecision } from '../agent/approval-decision.js';
+import type { Screen } from './screen.js';
+
+/** A request of fae's waiting for the user's decision. */
+export interface WaitingApproval {
+  /** Its number in the host's inbox. */
+  readonly number: bigint;
+  /** The four hex digits fae tells its requests apart by. */
+  readonly tag: string;
+  /** The tool, and who asked, from its first line. */
+  readonly tool: string;
+  readonly asker: string;
+  /** What fae wrote, without its last line (how to answer elsewhere). */
+  readonly text: string;
+  readonly form: boolean;
+}
+
+/** The name under which the chat keeps a decision to resolve a February request with. */
+const ANSWER_NAME = 'approval-answer';
+
+const TITLE = /^Approval needed: (\S+) for (.+) \(request ([0-9a-f]+)\)$/;
+
+/** The request a message is, if it is one of fae's approval requests. */
+const requestOf = (record: InboxMessage): WaitingApproval | undefined => {
+  const description = typeof record.description === 'string' ? record.description : '';
+  if ((record.type !== 'form' && record.type !== 'request') || !description.startsWith(APPROVAL_HEADING)) return undefined;
+  const lines = description.split('\n');
+  const title = TITLE.exec(lines[0]);
+  const last = lines.at(-1) ?? '';
+  const text = (last.startsWith('Answer ') ? lines.slice(0, -1) : lines).join('\n');
+  return harden({
+    number: record.number,
+    tag: title?.[3] ?? '',
+    tool: title?.[1] ?? 'a tool',
+    asker: title?.[2] ?? 'someone',
+    text,
+    form: record.type === 'form',
+  });
+};
+
+/** Whether the user, as fae's host, asked for it. */
+const askedByHost = (request: WaitingApproval) => request.asker === 'HOST' || request.asker === '@host';
+
+// `any`: the host is a remote presence.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type Far = any;
+
+export const makeChatApprovals = (host: Far, { onChange }: { readonly onChange: (waiting: readonly WaitingApproval[], added?: WaitingApproval) => void }) => {
+  const waiting = new Map<bigint, WaitingApproval>();
+  const list = () => harden([...waiting.values()]);
+  const settle = (number: bigint) => {
+    if (waiting.delete(number)) onChange(list());
+  };
+
+  /** The request `ref` names (its tag, or #N), or the only one waiting; else what is wrong. */
+  const find = (ref: string | undefined): WaitingApproval | string => {
+    if (waiting.size === 0) return 'No request of fae waits for your approval.';
+    if (ref === undefined) {
+      if (waiting.size === 1) return [...waiting.values()][0];
+      return `Several requests wait (${[...waiting.values()].map(r => r.tag).join(', ')}); say which, as in "/approve ${[...waiting.values()][0].tag}".`;
+    }
+    const found = [...waiting.values()].find(r => r.tag === ref || `#${r.number}` === ref);
+    return found ?? `No waiting request is ${q(ref)}; waiting: ${[...waiting.values()].map(r => r.tag).join(', ')}.`;
+  };
+
+  /** Answers `request` as the daemon lets the host: `decision` as typed, a reason for the model. */
+  const answer = async (request: WaitingApproval, decision: string, reason = '') => {
+    if (request.form) {
+      await E(host).submit(request.number, harden({ decision, reason }));
+    } else if (readDecision(decision, []).kind === 'deny') {
+      await E(host).reject(request.number, reason === '' ? 'Declined' : reason);
+    } else {
+      await E(host).storeValue(reason === '' ? decision : harden({ decision, reason }), ANSWER_NAME);
+      await E(host).resolve(request.number, ANSWER_NAME);
+    }
+    settle(request.number);
+    await E(host).dismiss(request.number).catch(() => {});
+  };
+
+  return harden({
+    /** For the mail feed: true when `record` is one of fae's approval requests (shown here, not as mail). */
+    consider: (record: InboxMessage) => {
+      const request = requestOf(record);
+      if (request === undefined) return false;
+      if (!waiting.has(request.number)) {
+        waiting.set(request.number, request);
+        onChange(list(), request);
+        void Promise.resolve(record.dismissed).then(() => settle(request.number), () => {});
+      }
+      return true;
+    },
+    waiting: list,
+    find,
+    answer,
+    /**
+     * A line typed at the prompt that reads as a decision while exactly one
+     * request waits: that request, else undefined (the line is a message).
+     */
+    typedDecision: (line: string) => {
+      if (waiting.size !== 1) return undefined;
+      const request = [...waiting.values()][0];
+      return readDecision(line, askedByHost(request) ? [request.asker, 'me'] : [request.asker]).kind === 'unclear' ? undefined : request;
+    },
+    /** Leaving the chat: every request still waiting is denied, saying why. */
+    denyAll: async (reason: string) => {
+      await Promise.all(list().map(request => answer(request, 'deny', reason).catch(() => {})));
+    },
+  });
+};
+harden(makeChatApprovals);
+export type ChatApprovals = ReturnType<typeof makeChatApprovals>;
+
+/** What the terminal shows when a request arrives. */
+const describeRequest = (request: WaitingApproval) =>
+  `${request.text}\n\nAnswer with /approve, /deny [reason], /always (for everyone) or /always for ${askedByHost(request) ? 'me' : request.asker}; or type yes, no or always.`;
+
+/** The prompt's question while requests wait. */
+const promptQuestion = (waiting: readonly WaitingApproval[]) =>
+  waiting.length === 0
+    ? undefined
+    : waiting.length === 1
+      ? `approve ${waiting[0].tool} for ${askedByHost(waiting[0]) ? 'you' : waiting[0].asker}? (yes/no/always)`
+      : `${waiting.length} requests wait for your approval (/approve TAG)`;
+
+/**
+ * Shows the requests as they come, and asks for the decision at the
+ * prompt. Once the chat is leaving (its input ended), nobody can answer:
+ * a request that comes then is denied, for `reason`, so fae's turn can end.
+ */
+export const showApprovals =
+  (
+    screen: Pick<Screen, 'note' | 'question'>,
+    { leaving, approvals, reason }: { readonly leaving: () => boolean; readonly approvals: () => ChatApprovals | undefined; readonly reason: string },
+  ) =>
+  (waiting: readonly WaitingApproval[], added?: WaitingApproval) => {
+    if (added !== undefined) screen.note(describeRequest(added));
+    screen.question(promptQuestion(waiting));
+    if (added !== undefined && leaving()) void approvals()?.answer(added, 'deny', reason);
+  };
+harden(showApprovals);
