@@ -19,34 +19,13 @@
 // sent; Anthropic's cache markers are left out: they move on to the newest
 // block with every request, and are not part of what the API caches).
 import test from 'ava';
-import { E } from '@endo/far';
 import { createProvider } from '../providers/index.js';
-import { startFaeInDaemon } from './support/fae-harness.js';
-import { makeScriptedProvider, lastUserWords, type RecordedRequest, type ScriptedStep } from './support/scripted-provider.js';
-import { makeShippedTool } from './support/tool-caplets.js';
+import type { RecordedRequest } from './support/scripted-provider.js';
 import { startLlmServer } from './support/llm-server.js';
+import { canonical, converse, isSummaryRequest, MESSAGES, SECRET, turnRequests } from './support/prefix-conversation.js';
 
 /** A whole test's bound, instead of ava's 10 s of silence: the machine may be busy. */
 const BUSY_TIMEOUT_MS = 300_000;
-const MESSAGES = 100;
-/** The message that mails fae a tool to adopt. */
-const ADOPTION = 40;
-/** The message whose tool result carries a secret (redacted when stored). */
-const SECRET_LOOKUP = 20;
-const SECRET = 'sk-prefix-test-0123456789abcdef';
-
-const padding = 'lorem ipsum dolor sit amet '.repeat(4);
-
-const isSummaryRequest = (request: RecordedRequest) =>
-  request.messages[0].content.startsWith('You keep the memory of a conversation');
-
-/** JSON with every object's keys sorted: the same value, the same text. */
-const canonical = (value: unknown): string =>
-  JSON.stringify(value, (_key, inner: unknown) =>
-    inner !== null && typeof inner === 'object' && !Array.isArray(inner)
-      ? Object.fromEntries(Object.entries(inner).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
-      : inner,
-  );
 
 /** The request as fae hands it to its provider. */
 const contractItems = ({ tools, messages }: RecordedRequest) => [...tools.map(canonical), ...messages.map(canonical)];
@@ -82,90 +61,6 @@ const onTheWire = async (kind: 'anthropic' | 'openai', requests: readonly Record
 
 const startsWith = (items: readonly string[], prefix: readonly string[]) =>
   prefix.length <= items.length && prefix.every((item, i) => item === items[i]);
-
-/** The number of the message a turn's request answers, from its heading. */
-const numberOf = (request: RecordedRequest) =>
-  Number(/^Message #(\d+)/.exec(request.messages.filter(m => m.role === 'user').at(-1)?.content ?? '')?.[1]);
-
-/** Which question a turn's request answers. */
-const questionOf = (request: RecordedRequest) => Number(/question (\d+)/.exec(lastUserWords(request.messages))?.[1]);
-
-/**
- * The model: a summary when asked for one; at a new question, a tool call
- * or an answer, as the question's number says; after tool results, an
- * answer.
- */
-const reply = (request: RecordedRequest): ScriptedStep => {
-  if (isSummaryRequest(request)) return { text: `Summary: many questions, some tools. ${padding}` };
-  const last = request.messages.at(-1);
-  if (last?.role === 'tool') return { text: `Done with ${last.name}. ${padding}` };
-  const question = questionOf(request);
-  if (question === ADOPTION) {
-    return {
-      toolCalls: [
-        { name: 'adoptTool', arguments: { messageNumber: numberOf(request), edgeName: 'greeter', toolName: 'greet-tool' } },
-      ],
-    };
-  }
-  if (question === SECRET_LOOKUP) return { toolCalls: [{ name: 'lookup', arguments: { petName: 'note' } }] };
-  if (question > ADOPTION && question % 7 === 0) {
-    return { toolCalls: [{ name: 'greet', arguments: { name: `Ada ${question}`, language: 'french' } }] };
-  }
-  if (question % 3 === 0) return { toolCalls: [{ name: 'list', arguments: {} }] };
-  return { text: `Answer ${question}. ${padding}` };
-};
-
-type Why = 'compaction' | 'tools' | 'window';
-
-/** The turn requests, each with why its prefix may differ from the one before it, if it may. */
-const turnRequests = (requests: readonly RecordedRequest[]) => {
-  const turns: { readonly request: RecordedRequest; readonly why?: Why }[] = [];
-  let summarized = false;
-  for (const request of requests) {
-    if (isSummaryRequest(request)) {
-      summarized = true;
-      continue;
-    }
-    const previous = turns.at(-1)?.request;
-    const firstTurnMessage = (r: RecordedRequest) => canonical(r.messages.find(m => m.role !== 'system'));
-    let why: Why | undefined;
-    if (previous !== undefined && summarized) why = 'compaction';
-    else if (previous !== undefined && canonical(previous.tools) !== canonical(request.tools)) why = 'tools';
-    else if (previous !== undefined && firstTurnMessage(previous) !== firstTurnMessage(request)) why = 'window';
-    turns.push(why === undefined ? { request } : { request, why });
-    summarized = false;
-  }
-  return turns;
-};
-
-/** Starts fae on the scripted model, sends it `count` questions (the ADOPTION one mails it a tool), waits for every answer. */
-const converse = async (env: Record<string, string>, count: number) => {
-  const llm = makeScriptedProvider();
-  for (let i = 0; i < count * 3; i += 1) llm.push(reply);
-  const { host, controller, nextFromFae, daemon } = await startFaeInDaemon({
-    provider: llm.provider,
-    env: { LAL_AUTH_TOKEN: 'sk-unused-token-for-the-redactor', ...env },
-    introducedNames: { note: 'note' },
-    prepare: async h => {
-      await E(h).storeValue(`the key is ${SECRET}`, 'note');
-    },
-  });
-  try {
-    await nextFromFae();
-    await makeShippedTool(host, 'greet', 'greet-tool');
-    const hostId: string = await E(host).identify('fae');
-    for (let i = 1; i <= count; i += 1) {
-      if (i === ADOPTION) await E(host).send('fae', [`question ${i}: here is `, ', adopt it.'], ['greeter'], ['greet-tool']);
-      else await E(host).send('fae', [`question ${i}: ${padding}`], [], []);
-    }
-    while ((await E(controller).status()).handledMessages < count) {
-      await new Promise(resolve => setTimeout(resolve, 50));
-    }
-    return { requests: llm.requests, hostId };
-  } finally {
-    await daemon.stop();
-  }
-};
 
 test('over 100 messages with tool calls, an adoption and two compactions, each request starts with the one before it', async t => {
   t.timeout(BUSY_TIMEOUT_MS);
