@@ -36,6 +36,13 @@ export interface ScriptedReply {
   readonly midway?: Promise<unknown>;
   /** Streamed replies only: the event halfway is cut short, so it is not JSON. */
   readonly garbled?: boolean;
+  /**
+   * As a model that writes a word every this many ms: streamed, each event
+   * that carries a word of the text comes this long after the event before
+   * it; plain, the whole answer comes after as long as its words would take
+   * (a server that answers only once it has written everything).
+   */
+  readonly trickleMs?: number;
 }
 
 export interface ScriptedUsage {
@@ -142,6 +149,8 @@ export interface WireStream {
   readonly contentType: string;
   /** The events, rendered. */
   readonly frames: readonly string[];
+  /** A pause of `everyMs` before each frame that carries a word (`words[i]` for frames[i]). */
+  readonly paced?: { readonly everyMs: number; readonly words: readonly boolean[] };
   /** Sent halfway: a wait for this promise before the rest. */
   readonly midway?: Promise<unknown>;
   /** Halfway, the connection is reset, or left open with nothing more sent. */
@@ -315,6 +324,8 @@ export const STREAM_CONTENT_TYPES: Readonly<Record<LlmKind, string>> = {
 export interface StreamEvent {
   readonly event?: string;
   readonly data: string;
+  /** It carries a word of the text (what a trickling model paces). */
+  readonly word?: boolean;
 }
 
 /** The event as it goes on the wire. */
@@ -331,6 +342,9 @@ export const garbleEvent = (event: StreamEvent): StreamEvent => ({
 
 /** Words with the spaces before them; joined, the text again. */
 const wordsOf = (text: string | undefined): string[] => (text ?? '').match(/\s*\S+|\s+$/g) ?? [];
+
+/** How many words a reply's text is streamed in. */
+export const wordCount = (reply: ScriptedReply): number => wordsOf(reply.text).length;
 
 const piecesOf = (text: string, size = 3): string[] => {
   const pieces: string[] = [];
@@ -356,7 +370,7 @@ const anthropicEvents = (reply: ScriptedReply, model: string, n: number, counter
   const words = wordsOf(reply.text);
   if (words.length > 0) {
     events.push(named('content_block_start', { index: 0, content_block: { type: 'text', text: '' } }), named('ping', {}));
-    for (const text of words) events.push(named('content_block_delta', { index: 0, delta: { type: 'text_delta', text } }));
+    for (const text of words) events.push({ ...named('content_block_delta', { index: 0, delta: { type: 'text_delta', text } }), word: true });
     events.push(named('content_block_stop', { index: 0 }));
   }
   for (const [i, call] of calls.entries()) {
@@ -399,7 +413,7 @@ const openAIEvents = (
       ...(includeUsage ? { usage: null } : {}),
     });
   const events = [chunk({ role: 'assistant', content: '' })];
-  for (const content of wordsOf(reply.text)) events.push(chunk({ content }));
+  for (const content of wordsOf(reply.text)) events.push({ ...chunk({ content }), word: true });
   for (const [index, call] of calls.entries()) {
     const id = call.id ?? `call_${counter.next()}`;
     events.push(chunk({ tool_calls: [{ index, id, type: 'function', function: { name: call.name, arguments: '' } }] }));
@@ -427,7 +441,7 @@ const ollamaEvents = (reply: ScriptedReply, model: string, n: number): StreamEve
   const line = (message: Json, extra: Json = { done: false }) =>
     json({ model, created_at, message: { role: 'assistant', content: '', ...message }, ...extra });
   return [
-    ...wordsOf(reply.text).map(content => line({ content })),
+    ...wordsOf(reply.text).map(content => ({ ...line({ content }), word: true })),
     // Ollama sends each tool call whole.
     ...(reply.toolCalls ?? []).map(call =>
       line({

@@ -39,6 +39,7 @@
  *   server.stallMidBody()                                   // headers, half a reply, then nothing more
  *   server.reply({ text, midway: promise })                 // streamed: half the events, a wait for it, the rest
  *   server.reply({ text, garbled: true })                   // streamed: the event halfway is not JSON
+ *   server.reply({ text, trickleMs: 20 })                   // a word every 20 ms (plain: all after as long)
  *
  * The calls chain. With an empty queue and no `otherwise`, a chat request is
  * answered 500 with "no scripted reply", which shows up in the test. A chat
@@ -87,6 +88,7 @@ import {
   replyBody,
   streamEvents,
   STREAM_CONTENT_TYPES,
+  wordCount,
   type Answer,
   type Counter,
   type LlmKind,
@@ -199,9 +201,35 @@ const record = (req: IncomingMessage, text: string, kind: LlmKind): RecordedRequ
   return { method, path, headers, body, text, chat: method === 'POST' && CHAT_PATHS[kind](path.split('?')[0]) };
 };
 
-/** Writes a stream's frames, with its pause or cut halfway. */
-const sendStream = async (res: ServerResponse, { contentType, frames, midway, cut }: WireStream) => {
+const sleep = (ms: number) => new Promise(resolve => setTimeout(resolve, ms));
+
+/**
+ * Writes frames one at a time, the n-th word n × everyMs after the start
+ * (on a schedule, so the timers' lateness does not add up); stops when the
+ * client goes.
+ */
+const sendPaced = async (res: ServerResponse, frames: readonly string[], { everyMs, words }: NonNullable<WireStream['paced']>) => {
+  const start = performance.now();
+  let written = 0;
+  for (const [i, frame] of frames.entries()) {
+    if (words[i]) {
+      written += 1;
+      // One frame after the other, as a model writes them.
+      await sleep(Math.max(0, start + written * everyMs - performance.now()));
+    }
+    if (res.destroyed) return;
+    res.write(frame);
+  }
+  res.end();
+};
+
+/** Writes a stream's frames, with its pause or cut halfway, or paced as a trickling model writes. */
+const sendStream = async (res: ServerResponse, { contentType, frames, midway, cut, paced }: WireStream) => {
   res.writeHead(200, { 'content-type': contentType, 'cache-control': 'no-cache' });
+  if (paced !== undefined) {
+    await sendPaced(res, frames, paced);
+    return;
+  }
   const half = Math.floor(frames.length / 2);
   const head = frames.slice(0, half).join('');
   if (cut === 'reset') {
@@ -235,10 +263,17 @@ const streamedAnswer = (
   const half = Math.floor(events.length / 2);
   if (reply.garbled) events[half] = garbleEvent(events[half]);
   const frames = events.map(event => renderEvent(kind, event));
+  const paced = reply.trickleMs === undefined ? undefined : { everyMs: reply.trickleMs, words: events.map(event => event.word === true) };
   return {
     status: 200,
     body: '',
-    stream: { contentType: STREAM_CONTENT_TYPES[kind], frames, ...(reply.midway ? { midway: reply.midway } : {}), ...(cut ? { cut } : {}) },
+    stream: {
+      contentType: STREAM_CONTENT_TYPES[kind],
+      frames,
+      ...(reply.midway ? { midway: reply.midway } : {}),
+      ...(cut ? { cut } : {}),
+      ...(paced ? { paced } : {}),
+    },
   };
 };
 
@@ -353,6 +388,8 @@ export const startLlmServer = async (kind: LlmKind, options: LlmServerOptions = 
       const body = JSON.stringify(replyBody(kind, { text: 'this reply never arrives whole' }, model, counter));
       return { status: 200, body: JSON.parse(body), resetAfter: Math.floor(body.length / 2) };
     }
+    // A server that cannot stream answers once it has written every word.
+    if (answer.trickleMs !== undefined) await sleep(answer.trickleMs * wordCount(answer));
     return { status: 200, body: replyBody(kind, answer, model, counter) };
   };
 
