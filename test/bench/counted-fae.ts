@@ -1,19 +1,23 @@
 // One fae in its own local daemon, with everything the benches count:
 // its guest-powers calls (a forwarding wrapper around its powers), every
 // daemon call (the local daemon's counters) and every call on a tool (the
-// tools count themselves). The model is a zero-latency script: for each
-// message it calls `list`, then answers in plain text. The bench host
-// dismisses what it received after each message, so its inbox does not grow.
+// tools count themselves). The model is a zero-latency script
+// (bench-model.ts): for each message it calls `list`, then answers. The
+// same counts are taken of the floor (below) and of upstream fae
+// (upstream-fae.ts). The bench host dismisses what it received after each
+// message, so its inbox does not grow.
 import { E, Far } from '@endo/far';
 import { makeExo } from '@endo/exo';
 import { makePromiseKit } from '@endo/promise-kit';
-import type { ChatResult, Provider } from '../../providers/types.js';
 import { startFae } from '../../src/agent/fae.js';
 import { makeLocalDaemon } from '../../src/local-daemon/index.js';
 import type { LocalDaemon } from '../../src/local-daemon/index.js';
 import { FaeToolInterface } from '../../src/tool-kit/fae-tool-interface.js';
 import { makeRefIterator } from '../../src/daemon/ref-iterator.js';
 import type { MessageRecord } from '../../src/daemon/endo-types.js';
+import { makeBenchModel } from './bench-model.js';
+import { useModel } from './upstream-model.js';
+import type { UpstreamMake } from './upstream-fae.js';
 
 // `any`: daemon objects are remote references.
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -61,39 +65,6 @@ const makeCountingTool = (name: string, counter: { calls: number }) => {
       return 'A bench tool.';
     },
   });
-};
-
-/** list, then a plain answer, for every message; tells each first request. */
-const makeBenchModel = () => {
-  let firstRequest = makePromiseKit<void>();
-  let id = 0;
-  const provider: Provider = {
-    kind: 'openai',
-    model: 'bench',
-    chat: async messages => {
-      const last = messages.at(-1);
-      if (last?.role === 'user') {
-        firstRequest.resolve();
-        id += 1;
-        return harden({
-          message: {
-            role: 'assistant',
-            content: '',
-            tool_calls: [{ id: `bench_${id}`, type: 'function', function: { name: 'list', arguments: '{}' } }],
-          },
-        }) as ChatResult;
-      }
-      return harden({ message: { role: 'assistant', content: 'done' } }) as ChatResult;
-    },
-  };
-  return {
-    provider,
-    /** Resolves at the first model request after this call. */
-    nextFirstRequest: () => {
-      firstRequest = makePromiseKit<void>();
-      return firstRequest.promise;
-    },
-  };
 };
 
 export interface CountedFae {
@@ -158,7 +129,8 @@ const startFloorAgent = (powers: Far) => {
   return Far('Floor', { whenStarted: async () => undefined });
 };
 
-export type BenchAgent = 'fae' | 'floor';
+/** fae, the floor, or upstream fae (its `make`, from upstream-fae.ts). */
+export type BenchAgent = 'fae' | 'floor' | { readonly upstream: UpstreamMake };
 
 export interface CountedFaeOptions {
   /** The daemon's CapTP releases dropped imports (see LocalDaemonOptions). */
@@ -166,26 +138,98 @@ export interface CountedFaeOptions {
 }
 
 /**
- * Stops a bench daemon without the marshal's log line for each call it
- * rejects with its stop reason; anything else logged meanwhile still prints.
+ * Runs `work` with console output dropped: upstream fae logs every
+ * transcript entry (it still formats them; the daemon would write them to
+ * its log), which would drown the bench's tables.
  */
-export const stopQuietly = async (daemon: LocalDaemon) => {
+const muted = async <T>(work: () => Promise<T>): Promise<T> => {
   const original = globalThis.console;
-  const isStopNoise = (args: unknown[]) =>
-    args[0] === SENT_ERROR_LOG && args[1] instanceof Error && args[1].message === STOP_REASON;
-  globalThis.console = harden({
-    ...original,
-    log: (...args: unknown[]) => {
-      if (!isStopNoise(args)) original.log(...args);
-    },
-  });
+  const quiet = () => {};
+  globalThis.console = harden({ ...original, log: quiet, warn: quiet, error: quiet, info: quiet });
   try {
-    await daemon.stop();
-    // Rejections still on their way are marshalled in the next turns.
-    await new Promise(resolve => setTimeout(resolve, 0));
+    return await work();
   } finally {
     globalThis.console = original;
   }
+};
+
+/**
+ * Runs `work` without the marshal's log line for each error a daemon sends
+ * a caller that `expected` says the caller expects (the daemon's stop, a
+ * probe of a plain value); anything else logged meanwhile still prints.
+ */
+export const withoutSentErrors = async <T>(work: () => Promise<T>, expected: (error: Error) => boolean = () => true): Promise<T> => {
+  const original = globalThis.console;
+  const isNoise = (args: unknown[]) => args[0] === SENT_ERROR_LOG && args[1] instanceof Error && expected(args[1]);
+  globalThis.console = harden({
+    ...original,
+    log: (...args: unknown[]) => {
+      if (!isNoise(args)) original.log(...args);
+    },
+  });
+  try {
+    return await work();
+  } finally {
+    globalThis.console = original;
+  }
+};
+
+/** Stops a bench daemon without the marshal's log line for each call it rejects with its stop reason. */
+export const stopQuietly = (daemon: LocalDaemon) =>
+  withoutSentErrors(async () => {
+    await daemon.stop();
+    // Rejections still on their way are marshalled in the next turns.
+    await new Promise(resolve => setTimeout(resolve, 0));
+  }, error => error.message === STOP_REASON);
+
+/** What the bench watches of an agent's calls on its powers. */
+interface Watch {
+  calls: number;
+  /** The message being answered (the model's, where the agent sends its answer). */
+  answering: () => unknown;
+  onAnswer: () => void;
+  onDismissed: () => void;
+}
+
+/**
+ * The agent's powers, counting every call and telling the bench of the
+ * answer (`reply`, or `send` for an agent that answers by sending) and of
+ * the dismissal of the message answered, the end of a turn, not of the
+ * agent's own copy of its reply.
+ */
+const watchedPowers = (powers: Far, watch: Watch) => {
+  let answered: unknown;
+  return harden(
+    Object.fromEntries(
+      GUEST_METHODS.map(method => [
+        method,
+        (...args: unknown[]) => {
+          watch.calls += 1;
+          const answer = (E(powers) as Far)[method](...args);
+          if (method === 'reply' || method === 'send') {
+            answered = method === 'reply' ? args[0] : watch.answering();
+            answer.finally(watch.onAnswer);
+          }
+          if (method === 'dismiss' && args[0] === answered) answer.finally(watch.onDismissed);
+          return answer;
+        },
+      ]),
+    ),
+  );
+};
+
+/** Makes `count` counting tools in the host's inventory, as tool-0, tool-1, … */
+const makeTools = async (daemon: LocalDaemon, count: number, counter: { calls: number }) => {
+  // One at a time: each caplet creation runs the daemon's collection.
+  for (let i = 0; i < count; i += 1) {
+    await daemon.makeCaplet(() => makeCountingTool(`tool_${i}`, counter), { resultName: `tool-${i}` });
+  }
+};
+
+/** Puts the tools into fae's tools/ directory. */
+const introduceTools = async (host: Far, count: number) => {
+  // One at a time, as a host would, so that each is a change of its own.
+  for (let i = 0; i < count; i += 1) await E(host).copy([`tool-${i}`], ['profile-for-fae', 'tools', `tool-${i}`]);
 };
 
 export const startCountedFae = async (
@@ -199,50 +243,45 @@ export const startCountedFae = async (
   await E(host).provideGuest('fae', { agentName: 'profile-for-fae' });
   await E(host).makeDirectory(['profile-for-fae', 'tools']);
   const toolCalls = { calls: 0 };
-  // One at a time: each caplet creation runs the daemon's collection.
-  for (let i = 0; i < toolCount; i += 1) {
-    await daemon.makeCaplet(() => makeCountingTool(`tool_${i}`, toolCalls), { resultName: `tool-${i}` });
-    await E(host).copy([`tool-${i}`], ['profile-for-fae', 'tools', `tool-${i}`]);
-  }
-  let guestCalls = 0;
+  await makeTools(daemon, toolCount, toolCalls);
+  const upstream = typeof agent === 'object' ? agent.upstream : undefined;
+  // Upstream makes tools/ afresh at its start (a February makeDirectory replaces): its tools come after.
+  if (upstream === undefined) await introduceTools(host, toolCount);
   let dismissed = makePromiseKit<void>();
   let replied = makePromiseKit<void>();
-  let answeredNumber: unknown;
-  const model = makeBenchModel();
-  const controller: Far = await daemon.makeCaplet(
-    (powers, context, options) => {
-      const counted = Object.fromEntries(
-        GUEST_METHODS.map(method => [
-          method,
-          (...args: unknown[]) => {
-            guestCalls += 1;
-            const answer = (E(powers as Far) as Far)[method](...args);
-            // The turn ends with the dismissal of the message replied to,
-            // not of the agent's own copy of its reply.
-            if (method === 'reply') {
-              answeredNumber = args[0];
-              answer.finally(() => replied.resolve());
-            }
-            if (method === 'dismiss' && args[0] === answeredNumber) answer.finally(() => dismissed.resolve());
-            return answer;
-          },
-        ]),
-      );
-      if (agent === 'floor') return startFloorAgent(harden(counted));
-      return startFae(harden(counted) as Far, context as Far, {
-        env: options.env,
-        provider: model.provider,
-        write: () => {},
-      });
-    },
-    { powersName: 'profile-for-fae', resultName: 'controller-for-fae', env },
+  const model = makeBenchModel(upstream === undefined ? 'fae' : 'upstream');
+  const watch: Watch = {
+    calls: 0,
+    answering: model.answering,
+    onAnswer: () => replied.resolve(),
+    onDismissed: () => dismissed.resolve(),
+  };
+  // Upstream's first message is its ready message to HOST.
+  const readySent = replied.promise;
+  const quietly = upstream === undefined ? <T>(work: () => Promise<T>) => work() : muted;
+  if (upstream !== undefined) useModel(model.provider);
+  const controller: Far = await quietly(() =>
+    daemon.makeCaplet(
+      (powers, context, options) => {
+        const counted = watchedPowers(powers, watch);
+        if (agent === 'floor') return startFloorAgent(counted);
+        if (upstream !== undefined) return upstream(counted, context, { env: options.env });
+        return startFae(counted as Far, context as Far, { env: options.env, provider: model.provider, write: () => {} });
+      },
+      { powersName: 'profile-for-fae', resultName: 'controller-for-fae', env },
+    ),
   );
-  await E(controller).whenStarted();
+  if (upstream === undefined) {
+    await E(controller).whenStarted();
+  } else {
+    await quietly(() => readySent);
+    await introduceTools(host, toolCount);
+  }
   await settle();
 
   const counts = (): Counts => {
     const daemonCalls = Object.values(daemon.callCounts()).reduce((a, b) => a + b, 0);
-    return { guest: guestCalls, far: daemonCalls + toolCalls.calls };
+    return { guest: watch.calls, far: daemonCalls + toolCalls.calls };
   };
   const minus = (a: Counts, b: Counts, hostCalls: number): Counts => ({
     guest: a.guest - b.guest,
@@ -252,7 +291,7 @@ export const startCountedFae = async (
   return {
     daemon,
     counts,
-    message: async () => {
+    message: () => quietly(async () => {
       const c0 = counts();
       dismissed = makePromiseKit<void>();
       replied = makePromiseKit<void>();
@@ -281,7 +320,7 @@ export const startCountedFae = async (
         turnMs: repliedAt - arrived,
         doneMs: doneAt - arrived,
       };
-    },
-    stop: () => stopQuietly(daemon),
+    }),
+    stop: () => quietly(() => stopQuietly(daemon)),
   };
 };

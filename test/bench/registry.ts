@@ -4,64 +4,23 @@
 // take messages alternately; figures are medians. A message is a full
 // turn: the model calls `list`, then answers in plain text.
 import { startCountedFae } from './counted-fae.js';
-import type { BenchAgent, MessageFigures } from './counted-fae.js';
+import type { BenchAgent } from './counted-fae.js';
+import { cell, header, ratio, sideBySide } from './side-by-side.js';
 import { canCollectGarbage, settledHeapUsed } from '../support/garbage.js';
 
 const TOOL_COUNTS = [0, 10, 50];
 const LATENCIES_MS = [0, 2];
-const WARM_UP = 5;
-const ROUNDS = 25;
 const LONG_RUN = 500;
 
-const median = (values: readonly number[]) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
-};
-
-type Row = readonly [string, (figures: MessageFigures) => number, number];
-
-const ROWS: readonly Row[] = [
-  ['guest-powers calls before 1st model request', f => f.beforeFirst.guest, 0],
-  ['far calls before 1st model request', f => f.beforeFirst.far, 0],
-  ['guest-powers calls per message', f => f.perMessage.guest, 0],
-  ['far calls per message', f => f.perMessage.far, 0],
-  ['arrival → 1st model request (ms)', f => f.toFirstMs, 2],
-  ['full turn: arrival → reply (ms)', f => f.turnMs, 2],
-  ['arrival → dismissal (ms)', f => f.doneMs, 2],
-];
-
-const cell = (value: number, digits: number) => value.toFixed(digits).padStart(9);
-const ratio = (a: number, b: number) => (b === 0 ? (a === 0 ? '1.00' : '∞') : (a / b).toFixed(2)).padStart(7);
-
-const HEADER = `${'figure'.padEnd(46)}${'follow'.padStart(9)}${'list'.padStart(9)}${'ratio'.padStart(7)}${'floor'.padStart(9)}`;
+const HEADER = header(['follow', 'list', 'floor']);
 
 const compare = async (toolCount: number, latencyMs: number) => {
-  const agents = {
-    follow: await startCountedFae(toolCount, {}),
-    list: await startCountedFae(toolCount, { FAE_TOOL_DISCOVERY: 'list' }),
-    floor: await startCountedFae(0, {}, 'floor'),
-  };
-  const figures = { follow: [] as MessageFigures[], list: [] as MessageFigures[], floor: [] as MessageFigures[] };
-  const kinds = ['follow', 'list', 'floor'] as const;
-  for (const kind of kinds) agents[kind].daemon.setLatency(latencyMs);
-  for (let round = 0; round < WARM_UP + ROUNDS; round += 1) {
-    for (const kind of kinds) {
-      // Alternately, one message at a time, so all see the same machine.
-      const figure = await agents[kind].message();
-      if (round >= WARM_UP) figures[kind].push(figure);
-    }
-  }
-  await Promise.all(kinds.map(kind => agents[kind].stop()));
-  console.log(`\n${toolCount} tools, ${latencyMs} ms per daemon call (medians of ${ROUNDS} messages each)`);
-  console.log(HEADER);
-  const medians: Record<string, number> = {};
-  for (const [label, pick, digits] of ROWS) {
-    const [f, l, floor] = kinds.map(kind => median(figures[kind].map(pick)));
-    medians[label] = f;
-    console.log(`${label.padEnd(46)}${cell(f, digits)}${cell(l, digits)}${ratio(f, l)}${cell(floor, digits)}`);
-  }
-  return medians;
+  const [follow] = await sideBySide(`${toolCount} tools, ${latencyMs} ms per daemon call`, latencyMs, [
+    { label: 'follow', start: () => startCountedFae(toolCount, {}) },
+    { label: 'list', start: () => startCountedFae(toolCount, { FAE_TOOL_DISCOVERY: 'list' }) },
+    { label: 'floor', start: () => startCountedFae(0, {}, 'floor') },
+  ]);
+  return follow;
 };
 
 /**

@@ -6,12 +6,14 @@ import { run as tools } from './tools.js';
 import { run as registry } from './registry.js';
 import { benchConversations as conversations } from './conversations.js';
 import { benchCorrespondents as correspondents } from './correspondents.js';
+import { benchUpstream as upstream } from './upstream.js';
 
 const BENCHES: readonly (readonly [string, () => Promise<void>])[] = [
   ['tools', tools],
   ['registry', registry],
   ['conversations', conversations],
   ['correspondents', correspondents],
+  ['upstream', upstream],
 ];
 
 const main = async () => {
