@@ -7,12 +7,14 @@ import { run as registry } from './registry.js';
 import { benchConversations as conversations } from './conversations.js';
 import { benchCorrespondents as correspondents } from './correspondents.js';
 import { benchUpstream as upstream } from './upstream.js';
+import { benchPrompt as prompt } from './prompt.js';
 
 const BENCHES: readonly (readonly [string, () => Promise<void>])[] = [
   ['tools', tools],
   ['registry', registry],
   ['conversations', conversations],
   ['correspondents', correspondents],
+  ['prompt', prompt],
   ['upstream', upstream],
 ];
 
