@@ -8,6 +8,7 @@ import { benchConversations as conversations } from './conversations.js';
 import { benchCorrespondents as correspondents } from './correspondents.js';
 import { benchUpstream as upstream } from './upstream.js';
 import { benchPrompt as prompt } from './prompt.js';
+import { benchStreaming as streaming } from './streaming.js';
 
 const BENCHES: readonly (readonly [string, () => Promise<void>])[] = [
   ['tools', tools],
@@ -15,6 +16,7 @@ const BENCHES: readonly (readonly [string, () => Promise<void>])[] = [
   ['conversations', conversations],
   ['correspondents', correspondents],
   ['prompt', prompt],
+  ['streaming', streaming],
   ['upstream', upstream],
 ];
 
