@@ -151,7 +151,7 @@ const spend = ({ tally, usage, budget }: MessageTurnOptions, spent: TurnUsage, s
   tally.inputTokens += spent.inputTokens;
   tally.outputTokens += spent.outputTokens;
   budget.spend(state.correspondent, spent.inputTokens + spent.outputTokens);
-  // Stored in the background: the answer waits for nothing.
+  // Stored once the turn has answered (turn-closing.ts): the answer waits for nothing.
   return usage.turn(state.correspondent, petNameIn(sender), spent);
 };
 

@@ -85,6 +85,8 @@ export const makeTurnClosing = (options: MessageTurnOptions) => {
       answer = (await sendAnswer(message, progress, text))?.copy;
       if (answer !== undefined) events.emit({ type: 'answered', message: message.number });
     }
+    // What the turn cost is written now, not before: its write would hold up the answer's.
+    options.usage.save();
     const { editable } = options;
     // Kept open to its sender's edits for a while (editable-answers.ts), else dismissed as ever.
     const keep = answer !== undefined && editable !== undefined && config.autoDismiss && !state.dismissed;

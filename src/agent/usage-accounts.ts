@@ -1,7 +1,8 @@
 // What fae's model calls cost, per correspondent and model (src/usage/):
 // each turn's calls, and each summary made for a correspondent's
-// conversation, counted as they end; the totals stored after each turn,
-// in the background, and shown by status().
+// conversation, counted as they end; the totals stored once the turn has
+// answered (so the write never holds up an answer), in the background,
+// and shown by status().
 import type { Provider, Usage } from '../../providers/types.js';
 import type { GuestPowers, Ref } from '../daemon/endo-types.js';
 import type { Logger } from '../logging/log.js';
@@ -22,21 +23,29 @@ export const makeUsageAccounts = (powers: Ref<GuestPowers>, { provider, prices, 
     pricesFor: model => (model === provider.model && prices !== undefined ? prices : builtInPrice(model)),
   });
   const store = makeUsageStore(powers, ledger, { logger });
+  /** Something was counted that is not being stored yet. */
+  let counted = false;
   return harden({
     start: store.start,
     stop: store.stop,
     /**
      * A turn of `correspondent` (`name`: the pet name fae has for it, if
-     * any) spent `usage`: counted, and stored in the background. The
-     * totals it makes, with their estimate.
+     * any) spent `usage`: counted (stored at `save`). The totals it makes,
+     * with their estimate.
      */
     turn: (correspondent: string, name: string | undefined, usage: TurnUsage) => {
-      const totals = ledger.record(correspondent, name, provider.model, usage);
+      counted = true;
+      return ledger.record(correspondent, name, provider.model, usage);
+    },
+    /** What was counted since the last call is stored, in the background (a turn has answered). */
+    save: () => {
+      if (!counted) return;
+      counted = false;
       store.save();
-      return totals;
     },
     /** A summary of `correspondent`'s conversation cost `usage` (stored with the end of its turn). */
     summary: (usage: Usage | undefined, correspondent: string) => {
+      counted = true;
       ledger.record(correspondent, undefined, provider.model, {
         requests: 1,
         inputTokens: usage?.inputTokens ?? 0,
