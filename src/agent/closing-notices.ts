@@ -39,23 +39,38 @@ const FIRST_WORDS_CHARS = 24;
 
 /** The first words of `text`, quoted ("what is the weather…"); undefined when it has none. */
 export const firstWords = (text: string): string | undefined => {
-  const words = text.trim().split(/\s+/).filter(word => word !== '');
-  if (words.length === 0) return undefined;
-  let kept = words[0].slice(0, FIRST_WORDS_CHARS);
-  for (const word of words.slice(1)) {
-    if (kept.length + 1 + word.length > FIRST_WORDS_CHARS) break;
-    kept = `${kept} ${word}`;
+  // Word by word, only as far as they fit: a message may be long.
+  const words = /\S+/g;
+  const first = words.exec(text);
+  if (first === null) return undefined;
+  let kept = first[0].slice(0, FIRST_WORDS_CHARS);
+  let more = kept.length < first[0].length;
+  for (let next = words.exec(text); next !== null && !more; next = words.exec(text)) {
+    if (kept.length + 1 + next[0].length > FIRST_WORDS_CHARS) more = true;
+    else kept = `${kept} ${next[0]}`;
   }
-  return `"${kept}${kept.length < words.join(' ').length ? '…' : ''}"`;
+  return `"${kept}${more ? '…' : ''}"`;
 };
 harden(firstWords);
 
 /**
  * The subject of a turn's notices: its message, from `sender`. Its text is
- * redacted before it is cut, so that no secret passes cut in half.
+ * redacted before it is cut, so that no secret passes cut in half; and
+ * only when a notice names it, which few turns have (every turn makes a
+ * subject).
  */
-export const subjectOf = (message: MessageRecord, sender: string, fromHost: boolean, redact: Redact): Subject =>
-  harden({ number: message.number, sender, about: firstWords(redact(messageText(message))), fromHost });
+export const subjectOf = (message: MessageRecord, sender: string, fromHost: boolean, redact: Redact): Subject => {
+  let about: { readonly words: string | undefined } | undefined;
+  return harden({
+    number: message.number,
+    sender,
+    get about() {
+      about ??= { words: firstWords(redact(messageText(message))) };
+      return about.words;
+    },
+    fromHost,
+  });
+};
 harden(subjectOf);
 
 /** How the host's voice names the message: `message #3 from alice ("hi…")`. */

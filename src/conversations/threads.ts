@@ -30,18 +30,28 @@
 
 export const MAIN_THREAD = 'main';
 
-const FNV_OFFSET = 0xcbf29ce484222325n;
-const FNV_PRIME = 0x100000001b3n;
-const MASK = (1n << 64n) - 1n;
+// FNV-1a, 64 bits, in two 32-bit halves: the same hash as BigInt
+// arithmetic gives (stored names depend on it), some twenty times faster,
+// and it is taken several times for every message. The prime is
+// 2^40 + 0x1b3, so h * prime = h * 0x1b3 + (h << 40), modulo 2^64.
+const FNV_OFFSET_HIGH = 0xcbf29ce4;
+const FNV_OFFSET_LOW = 0x84222325;
+const FNV_PRIME_LOW = 0x1b3;
+const TWO_TO_32 = 2 ** 32;
 
 /** FNV-1a over UTF-16 code units: stable, synchronous, no dependency. */
 const hash64 = (text: string): string => {
-  let h = FNV_OFFSET;
+  let high = FNV_OFFSET_HIGH;
+  let low = FNV_OFFSET_LOW;
   for (let i = 0; i < text.length; i += 1) {
-    h ^= BigInt(text.charCodeAt(i));
-    h = (h * FNV_PRIME) & MASK;
+    low = (low ^ text.charCodeAt(i)) >>> 0;
+    // Each product stays below 2^53, so it is exact.
+    const lowProduct = low * FNV_PRIME_LOW;
+    const carry = Math.floor(lowProduct / TWO_TO_32);
+    high = (high * FNV_PRIME_LOW + carry + Math.imul(low, 256)) >>> 0;
+    low = lowProduct >>> 0;
   }
-  return h.toString(16).padStart(16, '0');
+  return `${high.toString(16).padStart(8, '0')}${low.toString(16).padStart(8, '0')}`;
 };
 
 /** The prefix shared by every stored conversation of a correspondent. */

@@ -51,8 +51,17 @@ const BUILT_IN_PRICES: Readonly<Record<string, Prices>> = harden({
 const isOf = (model: string, family: string) =>
   model === family || new RegExp(`^${family.replace(/\./g, '\\.')}-(\\d{8}|\\d{4}-\\d{2}-\\d{2})$`).test(model);
 
-export const builtInPrice = (model: string): Prices | undefined =>
-  Object.entries(BUILT_IN_PRICES).find(([family]) => isOf(model, family))?.[1];
+/** Each model's price, found once: fae runs on one model, priced at every turn. */
+const found = new Map<string, Prices | undefined>();
+
+export const builtInPrice = (model: string): Prices | undefined => {
+  if (found.has(model)) return found.get(model);
+  const price = Object.entries(BUILT_IN_PRICES).find(([family]) => isOf(model, family))?.[1];
+  // Bounded: model names come from the provider's answers.
+  if (found.size >= 64) found.clear();
+  found.set(model, price);
+  return price;
+};
 harden(builtInPrice);
 
 const PRICE_NAMES: Readonly<Record<string, keyof Prices>> = harden({

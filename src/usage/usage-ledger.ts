@@ -53,9 +53,20 @@ const KEPT_MODELS = 20;
 /** Correspondents status() lists; the others are one total. */
 export const LISTED_CORRESPONDENTS = 20;
 
+/** Keys made lately, by correspondent: each turn's is made again, before its answer. */
+const keys = new Map<string, string>();
+const KEPT_KEYS = 256;
+
 /** Where a correspondent's totals are kept: a hash of its id. */
-export const correspondentKeyOf = (correspondent: string) =>
-  createHash('sha256').update(`fae usage\n${correspondent}`).digest('hex').slice(0, 16);
+export const correspondentKeyOf = (correspondent: string) => {
+  let key = keys.get(correspondent);
+  if (key === undefined) {
+    key = createHash('sha256').update(`fae usage\n${correspondent}`).digest('hex').slice(0, 16);
+    if (keys.size >= KEPT_KEYS) keys.delete(keys.keys().next().value as string);
+    keys.set(correspondent, key);
+  }
+  return key;
+};
 harden(correspondentKeyOf);
 
 interface CorrespondentTotals {
