@@ -90,3 +90,19 @@ test('/always grants standing approval, /list shows it, /revoke ends it; a reque
   t.regex(stdout, /fae: said: The host denied this: the host left the chat\./);
   t.false(fs.existsSync(path.join(root, 'c.txt')));
 });
+
+test('with FAE_EVALUATE=review, the code fae wants to run is shown in the terminal and runs once approved', async t => {
+  const server = await startLlmServer('openai');
+  t.teardown(() => server.close());
+  server
+    .reply({ toolCalls: [{ name: 'evaluate', arguments: { source: '6 * 7' } }] })
+    .respond(request => ({ text: `said: ${request.body.messages.at(-1).content}` }));
+  const chat = startChat({ env: server.env({ FAE_EVALUATE: 'review' }) });
+  chat.type('How much is six times seven?');
+  await chat.waitForOutput(/ {2}\| 6 \* 7/);
+  chat.type('/approve');
+  await chat.waitForOutput(/fae: said: 42/);
+  chat.end();
+  const { code, stderr } = await chat.exited;
+  t.is(code, 0, stderr);
+});

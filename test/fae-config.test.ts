@@ -31,6 +31,7 @@ test('defaults', t => {
     maxMessages: undefined,
     approvalPolicy: readApprovalPolicy('default'),
     approvalTimeoutMs: 600_000,
+    evaluate: 'off',
   });
 });
 

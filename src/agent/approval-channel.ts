@@ -9,16 +9,16 @@
 // told so. That holds across a restart too: a form answered after one goes
 // to this kind of form (late answers, host-forms.ts); on February fae's
 // own copy of a request from before the restart is watched until the host
-// settles it. fae's own copies of its requests and forms are hidden from
-// its tools and dismissed once they are answered.
+// settles it (approval-own-copies.ts, which also hides every own copy of
+// what fae asks its host from its tools).
 import { E } from '@endo/far';
-import type { DaemonAdapter, InboxMessage } from '../daemon/adapter.js';
+import type { DaemonAdapter } from '../daemon/adapter.js';
 import type { GuestPowers, Ref } from '../daemon/endo-types.js';
 import type { Logger } from '../logging/log.js';
-import { makeCacheMapKit } from '@endo/cache-map';
 import type { FormField, FormKind, HostForms } from './host-forms.js';
 import { readAnswerValue } from './approval-decision.js';
 import { APPROVAL_HEADING } from './approval-text.js';
+import { STALE_TEXT, makeOwnRequestCopies, titleOf } from './approval-own-copies.js';
 
 /** What the host answered: the decision as given, and a reason. */
 export interface HostAnswer {
@@ -40,18 +40,6 @@ const FIELDS = (asker: string): readonly FormField[] =>
     { name: 'reason', label: 'Reason (optional; the model is told)', default: '' },
   ]);
 
-/** February: fae's own copy of a request of this run. */
-interface OwnCopy {
-  settled: boolean;
-  number?: bigint;
-}
-
-/** Own copies of approval requests remembered, at most (for hiding them from the tools). */
-const REMEMBERED = 256;
-
-const STALE_TEXT =
-  'That approval request is no longer waiting: I was restarted after I sent it, and nothing was run. If the model still needs it, it asks again.';
-
 export const makeApprovalChannel = ({
   daemon,
   powers,
@@ -67,16 +55,8 @@ export const makeApprovalChannel = ({
   readonly tellHost: (text: string) => Promise<void>;
   readonly dismiss: (number: bigint) => Promise<boolean>;
 }) => {
-  const remembered = () => makeCacheMapKit(REMEMBERED, { makeMap: Map }).cache;
-  const hidden = remembered();
-  /**
-   * February: requests of this run by their first line (which has the
-   * request's tag), and their own copies, dismissed once they are settled.
-   */
-  const ownCopies = remembered();
-  const titleOf = (description: string) => description.split('\n')[0];
-
   const tell = (text: string) => tellHost(text).catch(error => logger.warn('host-report-failed', { kind: 'approval', error }));
+  const copies = makeOwnRequestCopies({ dismiss, tell, logger });
 
   /** Sends the request; the answer, as values. */
   const send = (text: string, asker: string): Promise<HostAnswer> => {
@@ -85,12 +65,7 @@ export const makeApprovalChannel = ({
         harden({ decision: values.decision, reason: typeof values.reason === 'string' ? values.reason : '' }),
       );
     }
-    const copy: OwnCopy = { settled: false };
-    ownCopies.set(titleOf(text), copy);
-    const settle = () => {
-      copy.settled = true;
-      if (copy.number !== undefined) void dismiss(copy.number);
-    };
+    const settle = copies.expect(text);
     // eslint-disable-next-line @typescript-eslint/no-explicit-any -- request is on every generation's guest
     const asked = E(powers as any).request(daemon.names.host, text) as Promise<unknown>;
     return asked.then(
@@ -104,27 +79,6 @@ export const makeApprovalChannel = ({
         return harden({ decision: 'deny', reason: reason === 'Declined' ? '' : reason });
       },
     );
-  };
-
-  /** February: fae's own copy of a request it sent, this run or before a restart. */
-  const noteOwnRequest = (message: InboxMessage, description: string) => {
-    const mine = ownCopies.get(titleOf(description)) as OwnCopy | undefined;
-    if (mine !== undefined) {
-      mine.number = message.number;
-      if (mine.settled) void dismiss(message.number);
-      return;
-    }
-    const settled = message.settled as Promise<unknown> | undefined;
-    if (settled === undefined) {
-      void dismiss(message.number);
-      return;
-    }
-    // Sent before a restart: nothing waits for it any more.
-    void Promise.resolve(settled).then(async () => {
-      logger.event('approval-answered-late', { message: message.number });
-      await tell(STALE_TEXT);
-      await dismiss(message.number);
-    });
   };
 
   return harden({
@@ -150,16 +104,10 @@ export const makeApprovalChannel = ({
       forms.available
         ? `Answer with the form's decision: approve; deny; "always for ${asker}" (from now on ${tool} needs no approval in ${asker}'s turns); or "always" (in everyone's). Anything else, or nothing, is a denial. A reason, if you give one, is passed on to the model.`
         : `Answer this request: resolve it with any value to approve once (endo resolve NUMBER NAME), or with the text "always for ${asker}" or "always" for a standing approval (endo store --text always --name decision, then endo resolve NUMBER decision); reject it to deny (endo reject NUMBER "reason"), the reason passed on to the model.`,
-    /** For the inbox: fae's own copy of a form or request; true when it is an approval request's. */
-    noteOwn: (message: InboxMessage): boolean => {
-      const description = typeof message.description === 'string' ? message.description : '';
-      if (!description.startsWith(APPROVAL_HEADING) || (message.type !== 'form' && message.type !== 'request')) return false;
-      hidden.set(message.number, true);
-      if (message.type === 'request') noteOwnRequest(message, description);
-      return true;
-    },
-    /** Whether a message is fae's own copy of an approval request (the tools never see one). */
-    hides: (number: bigint) => hidden.has(number),
+    /** For the inbox: fae's own copy of something it asked its host; true when it is one (nothing else is told of it). */
+    noteOwn: copies.note,
+    /** Whether a message is fae's own copy of an approval request or an evaluation (the tools never see one). */
+    hides: copies.hides,
     /** Late answers to approval forms: after a restart, nothing waits for them. */
     kind: harden({
       recognizes: (description: string) => description.startsWith(APPROVAL_HEADING),

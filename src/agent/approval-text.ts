@@ -79,9 +79,21 @@ const editDiffs = (path: string, { oldText, newText, edits }: Readonly<Record<st
   });
 };
 
+/** evaluate's code and what it receives from fae's directory. */
+const codeLines = (source: string, endowments: unknown) => {
+  const given = typeof endowments === 'object' && endowments !== null ? Object.entries(endowments) : [];
+  return [
+    'The code (JavaScript, run in a fresh worker, where E, Far, M and makeExo are there too):',
+    block(source, '  | '),
+    given.length === 0 ? 'It receives nothing from fae\'s directory.' : 'It receives, from fae\'s directory:',
+    ...given.map(([codeName, petName]) => `  ${codeName}: ${asText(petName)}`),
+  ];
+};
+
 /** The arguments as the host reads them, by what the tool is (its schema name). */
 const argumentLines = (name: string, args: Readonly<Record<string, unknown>>): string[] => {
-  const { command, filePath, contents, oldString, newString, path } = args;
+  const { command, filePath, contents, oldString, newString, path, source } = args;
+  if (name === 'evaluate' && typeof source === 'string') return codeLines(source, args.endowments);
   if (name === 'runCommand' && typeof command === 'string') {
     return ['The command:', block(command, '  $ '), ...eachArgument(without(args, 'command'))];
   }

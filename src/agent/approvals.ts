@@ -12,7 +12,7 @@ import type { GuestPowers, Ref } from '../daemon/endo-types.js';
 import { formulaIdOf } from '../daemon/dialect.js';
 import type { Logger } from '../logging/log.js';
 import type { Redact } from '../logging/redact.js';
-import type { DiscoveredTools } from '../toolbox/tools.js';
+import type { DiscoveredTools, FaeTool } from '../toolbox/tools.js';
 import { TOOLS_DIRECTORY } from '../toolbox/tools.js';
 import { TimeoutError, unlessGivenUp } from '../timeout.js';
 import { rulesNaming, type ApprovalPolicyHolder, type ApprovalRule } from './approval-policy.js';
@@ -45,7 +45,18 @@ export interface ApprovalAsk {
   readonly park?: () => () => void;
 }
 
-export type ApprovalOutcome = { readonly run: true } | { readonly run: false; readonly result: string };
+export type ApprovalOutcome =
+  | {
+      readonly run: true;
+      /**
+       * The call itself waits for the host (February's evaluation, which
+       * the daemon has its host review): it may take this much longer than
+       * a tool's timeout, and `after` is told how it ended.
+       */
+      readonly waitsMs?: number;
+      readonly after?: (error?: unknown) => void;
+    }
+  | { readonly run: false; readonly result: string };
 
 const RUN: ApprovalOutcome = harden({ run: true });
 const refused = (result: string): ApprovalOutcome => harden({ run: false, result });
@@ -60,7 +71,16 @@ export interface ApprovalsOptions {
   readonly timeoutMs: number;
   /** Tells the host (fae's words; redacted on the way). */
   readonly tellHost: (text: string) => Promise<void>;
+  /**
+   * The tools whose every call the host reviews, whatever the policy and
+   * grants say (evaluate, told by identity), and whether the daemon asks
+   * the host itself (February's eval-request) rather than fae.
+   */
+  readonly reviewed?: { readonly is: (tool: FaeTool | undefined) => boolean; readonly byDaemon: boolean };
 }
+
+/** What a standing approval would name: a tool, none for one that cannot be identified, or never (each call reviewed). */
+type Grantable = GrantedTool | undefined | 'never';
 
 /** A short tag for each request, so the host (and fae after a restart) tells them apart. */
 const newTag = () => Math.floor(Math.random() * 0x10000).toString(16).padStart(4, '0');
@@ -87,7 +107,7 @@ const decide = async (
   { grants, tellHost, audit }: Pick<ApprovalsOptions, 'grants' | 'tellHost'> & { audit: ReturnType<typeof auditWith> },
   ask: ApprovalAsk,
   answer: { decision: unknown; reason: string },
-  tool: GrantedTool | undefined,
+  tool: Grantable,
   started: number,
 ): Promise<ApprovalOutcome> => {
   const { turn } = ask;
@@ -98,9 +118,10 @@ const decide = async (
     return RUN;
   }
   if (decision.kind === 'always') {
-    if (tool === undefined) {
-      audit(ask, 'approved', 'host', started, 'no standing approval: the tool could not be identified');
-      await tellHost(`I ran ${ask.name} as you approved, but could not record a standing approval: I could not identify the tool. I will ask again next time.`).catch(() => {});
+    if (tool === undefined || tool === 'never') {
+      const why = tool === 'never' ? `every call of ${ask.name} is reviewed` : 'I could not identify the tool';
+      audit(ask, 'approved', 'host', started, `no standing approval: ${why}`);
+      await tellHost(`I ran ${ask.name} as you approved, but gave it no standing approval: ${why}. I will ask again next time.`).catch(() => {});
       return RUN;
     }
     const grant = await grants.add(tool, decision.forAsker ? { correspondent: turn.correspondent, who: turn.sender } : undefined);
@@ -116,7 +137,7 @@ const decide = async (
   return refused(`The host's answer was not understood (${decision.why}), so this was not run; it counts as a denial.`);
 };
 
-export const makeApprovals = ({ powers, policy, grants, channel, logger, redact, timeoutMs, tellHost }: ApprovalsOptions) => {
+export const makeApprovals = ({ powers, policy, grants, channel, logger, redact, timeoutMs, tellHost, reviewed }: ApprovalsOptions) => {
   let waiting = 0;
 
   /** Whether one of the rules naming a tool applies in this turn: WHO compared by identity. */
@@ -142,7 +163,7 @@ export const makeApprovals = ({ powers, policy, grants, channel, logger, redact,
   const audit = auditWith(logger, redact);
 
   /** Asks the host and waits, bounded; what the answer means for the call. */
-  const askHost = async (ask: ApprovalAsk, tool: GrantedTool | undefined, origin: { petName?: string; ownName?: string }) => {
+  const askHost = async (ask: ApprovalAsk, tool: Grantable, origin: { petName?: string; ownName?: string }) => {
     const { name, turn } = ask;
     const started = Date.now();
     const call = { tool: name, ...origin, args: ask.args, asker: turn.sender, askerIsHost: turn.fromHost, message: turn.message, tag: newTag() };
@@ -175,10 +196,37 @@ export const makeApprovals = ({ powers, policy, grants, channel, logger, redact,
     }
   };
 
+  /**
+   * A tool whose every call the host reviews (evaluate): code that holds a
+   * secret is not sent at all; on February the call itself is the request
+   * (the daemon's eval-request), so the turn waits through it; elsewhere
+   * fae asks first, and no answer makes it standing.
+   */
+  const review = async (ask: ApprovalAsk): Promise<ApprovalOutcome> => {
+    const source = typeof ask.args.source === 'string' ? ask.args.source : '';
+    const started = Date.now();
+    if (redact(source) !== source) {
+      audit(ask, 'denied', 'fae', started, 'the code holds what looks like a secret');
+      return refused('The code holds what looks like a secret, so it was neither shown to the host nor run. Write it without the secret.');
+    }
+    if (!reviewed?.byDaemon) return askHost(ask, 'never', {});
+    ask.onWait?.(ask.name);
+    const unpark = ask.park?.();
+    waiting += 1;
+    const after = (error?: unknown) => {
+      waiting -= 1;
+      unpark?.();
+      const reason = error === undefined ? '' : redact(error instanceof Error ? error.message : String(error));
+      audit(ask, error === undefined ? 'approved' : 'denied or failed', "host, by the daemon's eval-request", started, reason);
+    };
+    return harden({ run: true, waitsMs: timeoutMs, after });
+  };
+
   /** Whether the call may run now; resolves once the host has answered, if it must. */
   const gate = async (ask: ApprovalAsk): Promise<ApprovalOutcome> => {
     const { name, tools, turn } = ask;
     if (!tools.toolMap.has(name)) return RUN; // executeTool says there is no such tool
+    if (reviewed?.is(tools.toolMap.get(name))) return review(ask);
     const origin = tools.origins.get(name);
     const current = policy.current();
     if (current.none) return RUN;

@@ -105,6 +105,11 @@ export interface FaeConfig {
   readonly approvalPolicy: ApprovalPolicy;
   /** How long a call waits for the host's approval before it counts as denied (FAE_APPROVAL_TIMEOUT_MS). */
   readonly approvalTimeoutMs: number;
+  /**
+   * Whether the model is offered `evaluate`, JavaScript the host reviews
+   * before it runs (FAE_EVALUATE=review), or not at all (off).
+   */
+  readonly evaluate: 'off' | 'review';
 }
 
 export const DEFAULT_MAX_ITERATIONS = 30;
@@ -187,6 +192,13 @@ const readToolDiscovery = (env: Env): 'follow' | 'list' => {
   throw Error(`FAE_TOOL_DISCOVERY must be follow or list, not ${q(env.FAE_TOOL_DISCOVERY)}`);
 };
 
+const readEvaluate = (env: Env): 'off' | 'review' => {
+  const text = (env.FAE_EVALUATE ?? '').trim().toLowerCase();
+  if (text === '' || text === 'off') return 'off';
+  if (text === 'review') return 'review';
+  throw Error(`FAE_EVALUATE must be off or review, not ${q(env.FAE_EVALUATE)}`);
+};
+
 /** FAE_NAME: a pet name on every daemon generation; `fae` when unset. */
 export const readFaeName = (env: Env): string => {
   const name = env.FAE_NAME?.trim() || DEFAULT_FAE_NAME;
@@ -246,5 +258,6 @@ export const readFaeConfig = (env: Env): FaeConfig =>
     prices: readPrices(env.FAE_PRICES),
     approvalPolicy: readApprovalPolicy(env.FAE_APPROVE),
     approvalTimeoutMs: readPositiveInteger(env, 'FAE_APPROVAL_TIMEOUT_MS', DEFAULT_APPROVAL_TIMEOUT_MS),
+    evaluate: readEvaluate(env),
   });
 harden(readFaeConfig);

@@ -9,6 +9,7 @@ import { followOwnValue } from '../daemon/own-value.js';
 import type { Logger } from '../logging/log.js';
 import type { Redact } from '../logging/redact.js';
 import type { FaeConfig } from './config.js';
+import type { FaeTool } from '../toolbox/tools.js';
 import type { FormKind, HostForms } from './host-forms.js';
 import { POLICY_NAME, makeApprovalPolicyHolder } from './approval-policy.js';
 import { makeApprovalGrants } from './approval-grants.js';
@@ -39,11 +40,17 @@ export const makeFaeApprovals = ({
   let gate: Approvals | undefined;
   return harden({
     /** Once the daemon and fae's forms are known, before any turn. */
-    start: async (daemon: DaemonAdapter, forms: HostForms, dismiss: (number: bigint) => Promise<boolean>) => {
+    start: async (
+      daemon: DaemonAdapter,
+      forms: HostForms,
+      { dismiss, reviewed }: { readonly dismiss: (number: bigint) => Promise<boolean>; readonly reviewed: (tool: FaeTool | undefined) => boolean },
+    ) => {
       channel = makeApprovalChannel({ daemon, powers, forms, logger, tellHost, dismiss });
       gate = makeApprovals({
         ...{ powers, policy, grants, channel, logger, redact, tellHost },
         timeoutMs: config.approvalTimeoutMs,
+        // evaluate: the host reviews every call; on February the daemon asks it.
+        reviewed: harden({ is: reviewed, byDaemon: daemon.reviewsEvaluation }),
       });
       await bestEffort(logger, 'approval-grants', () => grants.start(), undefined);
       return harden({ channel, approvals: gate });

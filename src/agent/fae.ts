@@ -208,7 +208,7 @@ const conversationsOf = (
   makeConversations(powers, {
     provider,
     limits: config,
-    systemPrompt: systemPromptWith(config.builtIns, config.hostPrompt),
+    systemPrompt: systemPromptWith(config.builtIns, config.hostPrompt, { evaluate: config.evaluate === 'review' }),
     redact,
     logger,
     onUsage: (spent, correspondent) => {
@@ -316,10 +316,11 @@ const toolsOf = (
     // Nor the host's answers to fae's forms (a token, a decision).
     hidden: formAnswers,
     forgets: true,
+    evaluates: config.evaluate === 'review',
   });
   // Only the groups the host chose (FAE_BUILTINS) are offered; a turn's own
   // built-ins replace only those offered (withTurnTools).
-  const offered = builtInsOf(config.builtIns);
+  const offered = new Set([...builtInsOf(config.builtIns), ...(config.evaluate === 'review' ? ['evaluate'] : [])]);
   const tools = new Map([...builtIns.tools].filter(([name]) => offered.has(name)));
   // Follows tools/ (or lists it each step with FAE_TOOL_DISCOVERY=list).
   const registry = makeToolRegistry(powers, tools, {
@@ -461,7 +462,7 @@ export const startFae = (
     const daemon = await daemonAdapter;
     const firstStart = await prepare({ powers, logger, config, conversations, registry });
     forms = makeHostForms({ powers, daemon, logger, dismiss, kinds: () => [settings.kind, ...approvals.kinds()] });
-    const asking = await approvals.start(daemon, forms, dismiss);
+    const asking = await approvals.start(daemon, forms, { dismiss, reviewed: builtIns.reviewed });
     // Before any turn: settings the host gave in the form outlive a restart.
     await settings.restore(forms);
     // Read back in the background: turns are counted meanwhile, and added to what was stored.

@@ -65,6 +65,10 @@ export const systemPromptFor = (groups: readonly BuiltInGroup[]): string => {
 };
 harden(systemPromptFor);
 
+/** Said only when evaluate is offered (FAE_EVALUATE=review): with it off, the prompt is as it always was. */
+const EVALUATE_SECTION = `# Code
+- evaluate runs JavaScript you write, with capabilities or values from your directory as named endowments, once your host has reviewed and approved it. Prefer a tool when one fits: the host reads every evaluation.`;
+
 /** Where the host's own instructions (FAE_SYSTEM_PROMPT) begin, after fae's. */
 export const HOST_PROMPT_HEADING = "# Your host's instructions";
 
@@ -74,8 +78,12 @@ export const HOST_PROMPT_HEADING = "# Your host's instructions";
  * changes none of it, so the rules for fae's tools stay. Made once, when
  * fae starts, so every request carries it byte for byte (prompt caching).
  */
-export const systemPromptWith = (groups: readonly BuiltInGroup[], hostPrompt: string | undefined): string => {
-  const own = systemPromptFor(groups);
+export const systemPromptWith = (
+  groups: readonly BuiltInGroup[],
+  hostPrompt: string | undefined,
+  { evaluate = false }: { readonly evaluate?: boolean } = {},
+): string => {
+  const own = evaluate ? `${systemPromptFor(groups)}\n\n${EVALUATE_SECTION}` : systemPromptFor(groups);
   return hostPrompt === undefined ? own : `${own}\n\n${HOST_PROMPT_HEADING}\n${hostPrompt}`;
 };
 harden(systemPromptWith);

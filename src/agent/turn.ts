@@ -49,7 +49,15 @@ export interface TurnDependencies {
     args: Readonly<Record<string, unknown>>,
     tools: DiscoveredTools,
     signal: AbortSignal,
-  ) => Promise<{ readonly run: true } | { readonly run: false; readonly result: string }>;
+  ) => Promise<
+    | {
+        readonly run: true;
+        /** The call waits for the host itself: this much longer than the tool's timeout; `after` is told how it ended. */
+        readonly waitsMs?: number;
+        readonly after?: (error?: unknown) => void;
+      }
+    | { readonly run: false; readonly result: string }
+  >;
   /** Told of each tool call as it starts (fae's events, progress). */
   readonly onToolCall?: (tool: string) => void;
   /** Told as each model call begins. */
@@ -199,15 +207,18 @@ const runToolCall = async (
   logger.event('tool-called', { tool: name, message: messageNumber });
   onToolCall?.(name);
   logger.debug('tool-arguments', () => ({ tool: name, arguments: parsed.args }));
+  const waiting = approval?.run === true ? approval : undefined;
   try {
     const value = await executeTool(name, parsed.args, tools.toolMap, {
-      timeoutMs: limits.toolTimeoutMs,
+      timeoutMs: limits.toolTimeoutMs + (waiting?.waitsMs ?? 0),
       signal,
     });
+    waiting?.after?.();
     const text = resultAsText(value);
     logger.debug('tool-result', () => ({ tool: name, result: text }));
     return { stored, result: resultMessage(text) };
   } catch (error) {
+    waiting?.after?.(error);
     logger.warn('tool-failed', { tool: name, message: messageNumber, error: rejectionText(error) });
     return { stored, result: resultMessage(rejectionResult(error)) };
   }

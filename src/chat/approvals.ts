@@ -5,7 +5,9 @@
 // [reason], /always [for <who>], or by typing a decision at the prompt
 // ("yes", "no", "always"). The answer goes back as the daemon lets the
 // host answer: the form submitted, or the request resolved with the
-// decision as a text value (rejected, for a denial). Answered requests are
+// decision as a text value (rejected, for a denial). On February, the
+// eval-request evaluate makes the daemon send is answered the same way:
+// approved (the daemon runs the code) or rejected. Answered requests are
 // dismissed from the host's inbox.
 import { E } from '@endo/far';
 import { q } from '@endo/errors';
@@ -25,7 +27,8 @@ export interface WaitingApproval {
   readonly asker: string;
   /** What fae wrote, without its last line (how to answer elsewhere). */
   readonly text: string;
-  readonly form: boolean;
+  /** How the host answers it: a form's decision, a request's value, or running the code (February's eval-request). */
+  readonly kind: 'form' | 'request' | 'eval';
 }
 
 /** The name under which the chat keeps a decision to resolve a February request with. */
@@ -33,8 +36,23 @@ const ANSWER_NAME = 'approval-answer';
 
 const TITLE = /^Approval needed: (\S+) for (.+) \(request ([0-9a-f]+)\)$/;
 
+/** February: fae's evaluate asks the daemon, which mails the host an eval-request. */
+const evalRequestOf = (record: InboxMessage): WaitingApproval =>
+  harden({
+    number: record.number,
+    tag: `#${record.number}`,
+    tool: 'evaluate',
+    asker: 'fae',
+    text: `fae asks you to run this code (JavaScript, in a fresh worker):\n${String(record.source ?? '')
+      .split('\n')
+      .map(line => `  | ${line}`)
+      .join('\n')}\nIt receives, from fae's directory: ${JSON.stringify(record.petNamePaths ?? [])} as ${JSON.stringify(record.codeNames ?? [])}.`,
+    kind: 'eval',
+  });
+
 /** The request a message is, if it is one of fae's approval requests. */
 const requestOf = (record: InboxMessage): WaitingApproval | undefined => {
+  if (record.type === 'eval-request') return evalRequestOf(record);
   const description = typeof record.description === 'string' ? record.description : '';
   if ((record.type !== 'form' && record.type !== 'request') || !description.startsWith(APPROVAL_HEADING)) return undefined;
   const lines = description.split('\n');
@@ -47,7 +65,7 @@ const requestOf = (record: InboxMessage): WaitingApproval | undefined => {
     tool: title?.[1] ?? 'a tool',
     asker: title?.[2] ?? 'someone',
     text,
-    form: record.type === 'form',
+    kind: record.type === 'form' ? 'form' : 'request',
   });
 };
 
@@ -78,10 +96,13 @@ export const makeChatApprovals = (host: Far, { onChange }: { readonly onChange: 
 
   /** Answers `request` as the daemon lets the host: `decision` as typed, a reason for the model. */
   const answer = async (request: WaitingApproval, decision: string, reason = '') => {
-    if (request.form) {
+    if (request.kind === 'form') {
       await E(host).submit(request.number, harden({ decision, reason }));
     } else if (readDecision(decision, []).kind === 'deny') {
       await E(host).reject(request.number, reason === '' ? 'Declined' : reason);
+    } else if (request.kind === 'eval') {
+      // February's own review: approving runs the code (each evaluation is asked for anew).
+      await E(host).approveEvaluation(request.number);
     } else {
       await E(host).storeValue(reason === '' ? decision : harden({ decision, reason }), ANSWER_NAME);
       await E(host).resolve(request.number, ANSWER_NAME);

@@ -79,6 +79,17 @@ export interface DaemonAdapter {
    * where the daemon cannot edit (canEdit false) or refuses.
    */
   edit(number: bigint, strings: readonly string[], done: boolean): Promise<void>;
+  /**
+   * Whether the daemon has its host review an evaluation before it runs
+   * (February's requestEvaluation); elsewhere evaluate runs at once.
+   */
+  readonly reviewsEvaluation: boolean;
+  /**
+   * Evaluates `source` with endowments (code name → fae's name or path for
+   * it): on February an eval-request to the host, answered once the host
+   * approves it (or rejected); later at once, in a fresh worker.
+   */
+  evaluate(source: string, codeNames: readonly string[], petNames: readonly NameOrPath[]): Promise<unknown>;
   /** A name path with a special name in either spelling made this daemon's. */
   path(nameOrPath: NameOrPath): string[];
   /** The path of a message's entry in the mail hub, e.g. (3n, 'tool'). */
@@ -188,6 +199,15 @@ export const makeDaemonAdapter = async (powers: Ref<GuestPowers>): Promise<Daemo
       // The August guest's editMessage: strings, edge names, names, options.
       // eslint-disable-next-line @typescript-eslint/no-explicit-any
       await E(powers as any).editMessage(number, harden([...strings]), harden([]), harden([]), harden({ done }));
+    },
+    reviewsEvaluation: febDialect,
+    evaluate: async (source, codeNames, petNames) => {
+      const endowed = harden(petNames.map(name => (typeof name === 'string' ? name : harden([...name]))));
+      // eslint-disable-next-line @typescript-eslint/no-explicit-any -- evaluation differs by generation (next spec §6)
+      const agent = E(powers as any);
+      return febDialect
+        ? agent.requestEvaluation(source, harden([...codeNames]), endowed)
+        : agent.evaluate(undefined, source, harden([...codeNames]), endowed);
     },
     path,
     mailPath: (number: bigint, ...rest: string[]) => [names.mail, String(number), ...rest],

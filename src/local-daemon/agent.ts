@@ -9,6 +9,7 @@ import type { CapletRunner } from './caplets.js';
 import { makeDirectoryOps } from './directory.js';
 import { bindingMethods } from './directory-new.js';
 import { makeHostMethods, type HostInternals } from './host.js';
+import { makeApproveEvaluation } from './evaluation.js';
 import { idFromLocator } from './locators.js';
 import { makePetSitter } from './hubs.js';
 import { makeMailOps, type PostOffice } from './mail.js';
@@ -37,7 +38,7 @@ const makeAgentMethods = (id: string, formula: AgentFormula, powers: AgentPowers
   const { petNamePathFrom } = kernel.rules;
   const root = makePetSitter(kernel, formula.store, formula.specials);
   const names = makeDirectoryOps(kernel, root, formulator.directory, powers.follow);
-  const mail = makeMailOps(kernel, id, formula, names, post);
+  const mail = makeMailOps(kernel, id, formula, names, post, formulator);
   const marshal = makeValueMarshal(kernel);
   const methods = {
     has: names.has,
@@ -129,6 +130,9 @@ export const makeHostExo = (
       provideGuest: internals.provideGuest,
       makeUnconfined: internals.makeUnconfined,
       cancel: internals.cancel,
+      ...(dialect === 'feb'
+        ? { approveEvaluation: makeApproveEvaluation(powers.kernel, formula, names, powers.formulator, powers.post) }
+        : {}),
     }),
   );
   powers.kernel.setHub(exo, root);

@@ -5,7 +5,7 @@
 import { E } from '@endo/far';
 import { makeExo } from '@endo/exo';
 import { makePromiseKit } from '@endo/promise-kit';
-import type { CapletFormula, Kernel } from './kernel.js';
+import type { CapletFormula, EvalFormula, Kernel } from './kernel.js';
 import type { Connection } from './connection.js';
 import { ContextInterface } from './interfaces.js';
 
@@ -13,6 +13,7 @@ import { ContextInterface } from './interfaces.js';
 interface WorkerBootstrap {
   makeUnconfined(specifier: string, powers: Promise<unknown>, context: object, env: object): unknown;
   makeLocal(key: string | undefined, powers: Promise<unknown>, context: object, env: object): unknown;
+  evaluate(source: string, codeNames: readonly string[], values: readonly unknown[]): unknown;
 }
 
 interface Incarnation {
@@ -26,6 +27,8 @@ export interface CapletRunner {
   cancel(id: string, reason: Error): Promise<void>;
   /** Ids of caplets that are incarnated now. */
   live(): string[];
+  /** The value of an evaluation: its code run in its worker, with its endowments. */
+  evaluate(formula: EvalFormula): Promise<unknown>;
 }
 
 /**
@@ -98,6 +101,11 @@ export const makeCapletRunner = (
     return value;
   };
 
-  return harden({ incarnate, cancel, live: () => [...incarnations.keys()] });
+  const evaluate = async ({ worker, source, codeNames, values }: EvalFormula) => {
+    const endowments = await Promise.all(values.map(id => kernel.provide(id)));
+    return E(workerFor(worker).farBootstrap as Promise<WorkerBootstrap>).evaluate(source, harden([...codeNames]), harden(endowments));
+  };
+
+  return harden({ incarnate, cancel, live: () => [...incarnations.keys()], evaluate });
 };
 harden(makeCapletRunner);

@@ -72,6 +72,8 @@ const makeIncarnate = (
         return valueMarshal.fromCapData({ body: formula.body, slots: [...formula.slots] });
       case 'make-unconfined':
         return runner.incarnate(id, formula);
+      case 'eval':
+        return runner.evaluate(formula);
       case 'least-authority':
         return makeLeastAuthority(dialect);
       case 'endo':
@@ -194,6 +196,8 @@ export const makeLocalDaemon = (options: LocalDaemonOptions = {}): LocalDaemon =
     await settleTurns();
     for (const connection of workers.values()) connection.abort(reason);
     workers.clear();
+    // What was evaluated in them is evaluated again when next provided.
+    for (const [id, formula] of kernel.formulas) if (formula.type === 'eval') kernel.forget(id);
   };
 
   let nextLocal = 0;

@@ -25,6 +25,8 @@ const dependencies = (formula: Formula): readonly string[] => {
       return formula.slots;
     case 'make-unconfined':
       return [formula.worker, formula.powers];
+    case 'eval':
+      return [formula.worker, ...formula.values];
     default:
       return [];
   }

@@ -51,6 +51,8 @@ export const agentDocs = harden({
   request: 'request(recipient, description, responseName?) asks for a value and waits.',
   resolve: 'resolve(number, nameOrPath) answers a request with a named value.',
   reject: 'reject(number, reason?) declines a request.',
+  requestEvaluation:
+    'requestEvaluation(source, codeNames, petNames, resultName?) mails HOST code to evaluate with those endowments, and waits for its value.',
 });
 
 export const hostDocs = harden({
@@ -59,6 +61,7 @@ export const hostDocs = harden({
   makeUnconfined:
     'makeUnconfined(workerName, specifier, { powersName, resultName, env }) runs a module\'s make().',
   cancel: 'cancel(nameOrPath, reason?) cancels the caplet a name denotes.',
+  approveEvaluation: 'approveEvaluation(number, workerName?) evaluates the eval-request in your inbox, and answers it with the value.',
 });
 
 const newDocs = harden({
@@ -66,6 +69,10 @@ const newDocs = harden({
   storeLocator: 'storeLocator(nameOrPath, locator) binds a pet name to the formula an endo:// locator names.',
   maybeLookup: 'maybeLookup(nameOrPath) is lookup, but undefined when the first name is unbound.',
   listLocators: 'listLocators(...path) gives { name: locator } for the names.',
+});
+const evalDocs = harden({
+  evaluate:
+    'evaluate(workerName, source, codeNames, petNames, resultName?) evaluates code with those endowments at once, in a fresh worker without a name.',
 });
 const formDocs = harden({
   form: 'form(recipient, description, fields) mails a form: fields are { name, label, default?, secret?, pattern? }.',
@@ -88,11 +95,11 @@ export const docsFor = (
   isAgent: boolean,
 ): Readonly<Record<string, string>> => {
   if (dialect === 'feb') return docs;
-  const { write: _write, ...rest } = docs;
+  const { write: _write, requestEvaluation: _request, approveEvaluation: _approve, ...rest } = docs;
   return harden({
     ...rest,
     ...newDocs,
-    ...(isAgent ? formDocs : {}),
+    ...(isAgent ? { ...evalDocs, ...formDocs } : {}),
     ...(dialect === 'aug' && isAgent ? augDocs : {}),
   });
 };

@@ -4,11 +4,13 @@ import { q } from '@endo/errors';
 import type { AgentFormula } from './kernel.js';
 import type { DirectoryOps } from './directory.js';
 import type { AgentPowers } from './agent.js';
+import { makeProvideWorker } from './workers.js';
 
 type NameOrPath = string | readonly string[];
 
 export const makeHostMethods = (formula: AgentFormula, names: DirectoryOps, powers: AgentPowers) => {
   const { kernel, formulator, runner, transientRoots } = powers;
+  const provideNamedWorker = makeProvideWorker(kernel, formula, names, formulator);
   const { dialect } = kernel;
   const { assertName, assertPetName, namePathFrom, petNamePathFrom } = kernel.rules;
   const isFeb = dialect === 'feb';
@@ -62,20 +64,10 @@ export const makeHostMethods = (formula: AgentFormula, names: DirectoryOps, powe
     return kernel.provide(agentId);
   };
 
-  const provideWorker = async (workerName: string | undefined, shims: readonly string[]) => {
-    if (workerName === undefined) {
-      // February: a fresh worker. Later: the shared @node worker, unless
-      // trusted shims need a worker of their own.
-      if (isFeb || shims.length > 0) return kernel.formulate({ type: 'worker' });
-      return formulator.shared.node;
-    }
-    const existing = await names.identify(workerName);
-    if (existing !== undefined) return existing;
-    assertPetName(workerName);
-    const workerId = kernel.formulate({ type: 'worker' });
-    formula.store.write(workerName, workerId);
-    return workerId;
-  };
+  const provideWorker = (workerName: string | undefined, shims: readonly string[]) =>
+    // February: a fresh worker. Later: the shared @node worker, unless
+    // trusted shims need a worker of their own.
+    provideNamedWorker(workerName, { fresh: isFeb || shims.length > 0 });
 
   const providePowers = async (powersName: string) => {
     if (!powersSpecials.includes(powersName)) assertPetName(powersName);

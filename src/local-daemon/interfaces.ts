@@ -70,6 +70,19 @@ const withoutWrite = <T extends { write: unknown }>(methods: T): Omit<T, 'write'
 
 const StringsShape = M.arrayOf(M.string());
 
+/** February: evaluation waits for the host; later: it runs at once (next spec §6). */
+const febEvalMethods = {
+  requestEvaluation: M.call(M.string(), M.arrayOf(M.string()), NamesOrPathsShape).optional(NameOrPathShape).returns(M.any()),
+};
+const febHostEvalMethods = {
+  approveEvaluation: M.call(MessageNumberShape).optional(NameShape).returns(M.any()),
+};
+const newEvalMethods = {
+  evaluate: M.call(M.or(NameShape, M.undefined()), M.string(), M.arrayOf(M.string()), NamesOrPathsShape)
+    .optional(NameOrPathShape)
+    .returns(M.any()),
+};
+
 const hostMethods = {
   provideGuest: M.call().optional(NameShape, M.record()).returns(M.any()),
   makeUnconfined: M.call(M.or(NameShape, M.undefined()), M.string())
@@ -82,8 +95,8 @@ const makeInterfaces = (dialect: Dialect) => {
   if (dialect === 'feb') {
     return harden({
       DirectoryInterface: M.interface('EndoDirectory', directoryMethods),
-      GuestInterface: M.interface('EndoGuest', agentMethods),
-      HostInterface: M.interface('EndoHost', { ...agentMethods, ...hostMethods }),
+      GuestInterface: M.interface('EndoGuest', { ...agentMethods, ...febEvalMethods }),
+      HostInterface: M.interface('EndoHost', { ...agentMethods, ...febEvalMethods, ...hostMethods, ...febHostEvalMethods }),
     });
   }
   const directory = { ...withoutWrite(directoryMethods), ...newDirectoryMethods };
@@ -97,6 +110,7 @@ const makeInterfaces = (dialect: Dialect) => {
     form: M.call(NameOrPathShape, M.string(), M.arrayOf(M.record())).returns(M.any()),
     submit: M.call(MessageNumberShape, M.record()).returns(M.any()),
     sendValue: M.call(MessageNumberShape, NameOrPathShape).returns(M.any()),
+    ...newEvalMethods,
     ...(dialect === 'aug'
       ? {
           lookupByLocator: M.call(M.string()).returns(M.any()),

@@ -48,13 +48,24 @@ export interface CapletFormula {
   readonly env: Readonly<Record<string, string>>;
 }
 
+/** Code evaluated in a worker with named endowments (spec §4.3; next spec §6). */
+export interface EvalFormula {
+  readonly type: 'eval';
+  readonly worker: string;
+  readonly source: string;
+  readonly codeNames: readonly string[];
+  /** The endowments' ids, one per code name. */
+  readonly values: readonly string[];
+}
+
 export type Formula =
   | { readonly type: 'endo' | 'worker' | 'least-authority' | 'pet-inspector' }
   | { readonly type: 'directory'; readonly store: PetStore }
   | { readonly type: 'handle' | 'mail-hub'; readonly agent: string }
   | { readonly type: 'marshal'; readonly body: string; readonly slots: readonly string[] }
   | AgentFormula
-  | CapletFormula;
+  | CapletFormula
+  | EvalFormula;
 
 export type FormulaType = Formula['type'];
 

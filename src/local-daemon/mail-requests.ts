@@ -11,6 +11,37 @@ import type { PostOffice } from './mail.js';
 
 type NameOrPath = string | readonly string[];
 
+/**
+ * A request's pending answer, shared by both copies of its message through
+ * the post office: `answer` resolves with the id the recipient names, or
+ * rejects with its reason; `settled` says which, for the records.
+ */
+export const openRequest = (kernel: Kernel, post: PostOffice) => {
+  const answer = makePromiseKit<string>();
+  const settled = makePromiseKit<'fulfilled' | 'rejected'>();
+  const resolverId = kernel.mintId();
+  let done = false;
+  const settle = (outcome: 'fulfilled' | 'rejected') => {
+    done = true;
+    post.requests.delete(resolverId);
+    settled.resolve(outcome);
+  };
+  post.requests.set(resolverId, {
+    resolveWithId: id => {
+      if (done) return;
+      settle('fulfilled');
+      answer.resolve(id);
+    },
+    reject: reason => {
+      if (done) return;
+      settle('rejected');
+      answer.reject(Error(reason));
+    },
+  });
+  return harden({ resolverId, promiseId: kernel.mintId(), settled: settled.promise, answer: answer.promise });
+};
+harden(openRequest);
+
 export const makeRequestOps = (
   kernel: Kernel,
   agent: AgentFormula,
@@ -33,39 +64,21 @@ export const makeRequestOps = (
       const path = namePathFrom(recipient);
       const to = await names.identifyPath(path).catch(() => undefined);
       if (to === undefined) throw Error(`Unknown recipient ${path.join(isFeb ? '.' : '/')}`);
-      const answer = makePromiseKit<string>();
-      const settled = makePromiseKit<'fulfilled' | 'rejected'>();
-      const resolverId = kernel.mintId();
-      let done = false;
-      post.requests.set(resolverId, {
-        resolveWithId: id => {
-          if (done) return;
-          done = true;
-          settled.resolve('fulfilled');
-          answer.resolve(id);
-        },
-        reject: reason => {
-          if (done) return;
-          done = true;
-          settled.resolve('rejected');
-          answer.reject(Error(reason));
-        },
-      });
+      const pending = openRequest(kernel, post);
       dispatch(
         to,
         harden({
           type: 'request',
           description,
-          promiseId: kernel.mintId(),
-          resolverId,
-          settled: settled.promise,
+          promiseId: pending.promiseId,
+          resolverId: pending.resolverId,
+          settled: pending.settled,
           messageId: kernel.mintMessageId(),
           from: selfId,
           to,
         }),
       );
-      const id = await answer.promise;
-      post.requests.delete(resolverId);
+      const id = await pending.answer;
       if (responseName !== undefined) await names.write(responseName, id);
       return kernel.provide(id);
     },

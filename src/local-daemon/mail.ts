@@ -1,6 +1,7 @@
 // An agent's mail operations (spec §4.3): send, reply, adopt, dismiss,
 // request/resolve/reject, listMessages and followMessages; forms and
-// values on May and August (mail-forms.ts), edits on August (mail-edit.ts).
+// values on May and August (mail-forms.ts), edits on August (mail-edit.ts),
+// evaluation, reviewed by the host on February (evaluation.ts).
 import { q } from '@endo/errors';
 import type { AgentFormula, Kernel } from './kernel.js';
 import type { DirectoryOps } from './directory.js';
@@ -10,6 +11,8 @@ import { makeExternalize, mapIterator } from './message-out.js';
 import { makeEditOps } from './mail-edit.js';
 import { makeFormOps } from './mail-forms.js';
 import { makeRequestOps } from './mail-requests.js';
+import { makeEvalOps } from './evaluation.js';
+import type { Formulator } from './formulate.js';
 
 type NameOrPath = string | readonly string[];
 
@@ -65,6 +68,7 @@ export const makeMailOps = (
   agent: AgentFormula,
   names: DirectoryOps,
   post: PostOffice,
+  formulator: Formulator,
 ) => {
   const { mailbox } = agent;
   const { assertEdgeNames, assertName, namePathFrom, petNamePathFrom } = kernel.rules;
@@ -170,6 +174,7 @@ export const makeMailOps = (
       for (const record of mailbox.list()) mailbox.dismiss(record.number);
     },
     ...makeRequestOps(kernel, agent, names, post, dispatch),
+    ...makeEvalOps(kernel, agent, names, formulator, { post, dispatch }),
   });
 };
 harden(makeMailOps);

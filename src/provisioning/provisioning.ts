@@ -90,6 +90,7 @@ export const FAE_ENV_NAMES: readonly string[] = harden([
   'FAE_PRICES',
   'FAE_APPROVE',
   'FAE_APPROVAL_TIMEOUT_MS',
+  'FAE_EVALUATE',
 ]);
 
 /** The parts of the EndoHost the scripts call. */

@@ -16,6 +16,7 @@ import { makeInspectionTools } from './built-in-inspection-tools.js';
 import { makeSealedPowers, type HiddenMail, type SealedDirectory } from './sealed-powers.js';
 import { makeTurnTools, type TurnScope, type TurnToolHooks } from './built-in-turn-tools.js';
 import { makeFirstTools } from './built-in-first-tools.js';
+import { makeEvaluateTool } from './built-in-evaluate-tool.js';
 
 export interface BuiltInToolHooks {
   /** The daemon adapter fae made at start; made on first use otherwise. */
@@ -50,6 +51,8 @@ export interface BuiltInToolHooks {
   readonly onSend?: TurnToolHooks['onSend'];
   /** Offer forgetConversation; each turn's scope says whose conversation it forgets. */
   readonly forgets?: boolean;
+  /** Offer evaluate (FAE_EVALUATE=review), which runs only once the host has reviewed the code. */
+  readonly evaluates?: boolean;
   /**
    * Top-level directories of fae's that do not exist for the built-ins
    * (fae's stored conversations: one correspondent must not read
@@ -110,6 +113,11 @@ harden(builtInsOf);
 export interface BuiltIns {
   readonly tools: ReadonlyMap<string, FaeTool>;
   readonly forTurn: (scope: TurnScope) => ReadonlyMap<string, FaeTool>;
+  /**
+   * Whether a tool is one whose every call the host reviews, whatever the
+   * policy says (evaluate): told by identity, not by name.
+   */
+  readonly reviewed: (tool: FaeTool | undefined) => boolean;
 }
 
 export const makeBuiltInTools = (
@@ -120,6 +128,7 @@ export const makeBuiltInTools = (
     onReply,
     onSend,
     forgets,
+    evaluates = false,
     deferDismiss,
     onNameChanged,
     installedTools,
@@ -153,14 +162,18 @@ export const makeBuiltInTools = (
     ...makeDirectoryTools(powers),
     ...makeMailTools(powers, { onAnswer: onReply, logger, daemon: provideDaemon }),
     ...makeInspectionTools(powers, { timeoutMs: probeTimeoutMs }),
+    ...(evaluates ? [makeEvaluateTool(powers)] : []),
   ];
   const turnTools = makeTurnTools(powers, provideDaemon, { onSend, forgets });
   const notifying = (entries: Iterable<readonly [string, FaeTool]>) =>
     new Map([...entries].map(([name, tool]) => [name, withNameChangeNotice(name, tool, onNameChanged)] as const));
+  // Outside any turn: no message is being handled, all mail is visible.
+  const offered = notifying(inOfferedOrder(all, turnTools.forTurn(harden({ visibleMessage: () => true }))));
+  const evaluate = offered.get('evaluate');
   return harden({
-    // Outside any turn: no message is being handled, all mail is visible.
-    tools: notifying(inOfferedOrder(all, turnTools.forTurn(harden({ visibleMessage: () => true })))),
+    tools: offered,
     forTurn: (scope: TurnScope) => turnTools.forTurn(scope),
+    reviewed: (tool: FaeTool | undefined) => evaluate !== undefined && tool === evaluate,
   });
 };
 harden(makeBuiltInTools);

@@ -35,6 +35,12 @@ export interface ToolPowers extends GuestPowers {
   request(recipient: NameOrPath, description: string, responseName?: NameOrPath): unknown;
   resolve(number: bigint, nameOrPath: NameOrPath): void;
   reject(number: bigint, reason?: string): void;
+  /**
+   * Evaluates code with endowments from fae's directory (the daemon
+   * adapter's evaluate): given names, so never a sealed one, nor fae's own
+   * directory.
+   */
+  requestEvaluation(source: string, codeNames: readonly string[], petNames: readonly NameOrPath[]): unknown;
 }
 
 /**
@@ -53,7 +59,7 @@ export interface SealedPowersOptions {
   readonly sealed: readonly SealedDirectory[];
   readonly hidden?: HiddenMail;
   /** The daemon's special names, and a path's translation to its spelling of them. */
-  readonly daemon: () => Promise<Pick<DaemonAdapter, 'names' | 'path'>>;
+  readonly daemon: () => Promise<Pick<DaemonAdapter, 'names' | 'path' | 'evaluate'>>;
 }
 
 /**
@@ -272,6 +278,11 @@ export const makeSealedPowers = (
           const extra = replyTo.filter(number => number !== undefined);
           return E(powers).send(asNameOrPath(to.path), strings, edgeNames, attached, ...extra);
         },
+      ),
+    requestEvaluation: async (source, codeNames, petNames) =>
+      guarded(
+        petNames.map(name => [name, 'give'] as const),
+        async (...given) => (await daemon()).evaluate(source, codeNames, harden(given.map(({ path }) => asNameOrPath(path)))),
       ),
     reply: async (number, strings, edgeNames, petNames) =>
       guarded(
