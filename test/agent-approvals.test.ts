@@ -140,6 +140,19 @@ test('"always" is a standing grant the host sees and revokes; revoking counts fr
   t.deepEqual(world.runs, ['x', 'x']);
 });
 
+test('/revoke N works as the Endo Chat UI sends it, without the space ("/revoke1")', async t => {
+  const world = await startWithTouch(t);
+  await world.say('Please touch x');
+  await answerApproval(world.host, await world.nextRequest(), 'always for me');
+  t.is(await world.nextText(), 'tool said: touched x');
+  t.is((await world.status()).approvals.grants.length, 1);
+  await world.say('/revoke1');
+  t.is(await world.nextText(), 'Revoked standing approval 1: from the next call on, I ask you again.');
+  t.deepEqual((await world.status()).approvals.grants, []);
+  await world.say('/revoke#7');
+  t.is(await world.nextText(), 'There is no standing approval 7; /approvals lists them.');
+});
+
 test('no answer in time is a denial; an answer after that runs nothing, and the host is told', async t => {
   const world = await startWithTouch(t, { env: { FAE_APPROVAL_TIMEOUT_MS: '500' } });
   await world.say('Please touch x');

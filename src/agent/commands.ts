@@ -19,8 +19,14 @@ const COMMANDS: ReadonlyMap<string, Command> = new Map([
   ['/approvals', 'approvals'],
 ]);
 
-/** `/revoke N`: the one command with an argument, a grant's number. */
-const REVOKE = /^\/revoke(?:\s+#?(\S+))?$/;
+/**
+ * `/revoke N`: the one command with an argument, a grant's number. The
+ * number may follow without a space (`/revoke2`, `/revoke#2`): the Endo
+ * Chat UI's chat bar takes a message that starts with `/` for one of its
+ * own commands and swallows the space typed after the word, so that is
+ * what it sends for `/revoke 2`.
+ */
+const REVOKE = /^\/revoke(?:\s+#?(\S+)|#?(\d+))?$/;
 
 /** The command a message is, if its whole text (trimmed) is one. */
 export const commandOf = (message: InboxMessage): Command | undefined => {
@@ -32,7 +38,7 @@ harden(commandOf);
 
 /** The argument of a command (the N of /revoke N), if it has one. */
 export const commandArgument = (message: InboxMessage): string | undefined =>
-  REVOKE.exec(messageText(message).trim())?.[1];
+  ((match) => match?.[1] ?? match?.[2])(REVOKE.exec(messageText(message).trim()));
 harden(commandArgument);
 
 /** What /status tells of fae's status() (every field is free of secrets). */
