@@ -101,3 +101,30 @@ test('nothing is kept while the watch is lost, nor an answer read across a chang
   await senderNames(ALICE);
   t.is(daemon.reads.length, 5);
 });
+
+test('a name bound anew after every turn (the usage record) leaves nothing behind per change', async t => {
+  const w = makeWatch();
+  const daemon = makeDaemonNames();
+  const senderNames = makeSenderNames(daemon.read, w.watch);
+  const slow = makePromiseKit<void>();
+  const slowNames = makeSenderNames(async from => {
+    await slow.promise;
+    return daemon.read(from);
+  }, w.watch);
+  w.add('usage', 'u0:n1');
+  const reading = slowNames(BOB);
+  t.is(slowNames.readsUnderWay(), 1);
+  for (let i = 1; i <= 10_000; i += 1) {
+    w.remove('usage');
+    w.add('usage', `u${i}:n1`);
+    t.deepEqual(await senderNames(ALICE), ['alice']);
+  }
+  slow.resolve();
+  t.deepEqual(await reading, ['bob']);
+  // Only reads under way hear of changes; none is tracked once they end.
+  t.is(slowNames.readsUnderWay(), 0);
+  t.is(senderNames.readsUnderWay(), 0);
+  // Changes that could not touch a sender keep what was read for it, also across a read.
+  await slowNames(BOB);
+  t.deepEqual(daemon.reads, [ALICE, BOB]);
+});

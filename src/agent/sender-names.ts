@@ -20,26 +20,29 @@ const LIMIT = 1024;
 
 export type SenderNames = (from: string) => Promise<readonly string[]>;
 
-export const makeSenderNames = (read: SenderNames, ownNames: OwnNamesWatch): SenderNames => {
+/** What makeSenderNames gives: the lookup, and how many reads it is tracking (for tests of its bound). */
+export type SenderNamesLookup = SenderNames & { readonly readsUnderWay: () => number };
+
+export const makeSenderNames = (read: SenderNames, ownNames: OwnNamesWatch): SenderNamesLookup => {
   /** Kept names, by the sender's raw id. */
   const known = new Map<string, readonly string[]>();
   /** What each of fae's top-level names is bound to, as the watch told. */
   const boundTo = new Map<string, string>();
-  // Each change gets a number, so an answer read across one is not kept.
-  let changes = 0;
-  let lastForgetAll = 0;
-  const lastChangeOf = new Map<string, number>();
+  /**
+   * The reads under way, each marked stale by a change that could touch
+   * its answer. Only they need to hear of a change: the usage record is
+   * bound anew after every turn, and a table of every change ever seen
+   * would grow with the mail.
+   */
+  const underWay = new Set<{ readonly id: string; stale: boolean }>();
 
   const forgetAll = () => {
-    changes += 1;
-    lastForgetAll = changes;
     known.clear();
-    lastChangeOf.clear();
+    for (const reading of underWay) reading.stale = true;
   };
   const forget = (id: string) => {
-    changes += 1;
-    lastChangeOf.set(id, changes);
     known.delete(id);
+    for (const reading of underWay) if (reading.id === id) reading.stale = true;
   };
 
   ownNames.listen({
@@ -64,20 +67,26 @@ export const makeSenderNames = (read: SenderNames, ownNames: OwnNamesWatch): Sen
     },
   });
 
-  return async (from: string) => {
+  const lookup = async (from: string) => {
     const id = formulaIdOf(from) ?? from;
     const kept = known.get(id);
     if (kept !== undefined) return kept;
-    const asked = changes;
+    const reading = { id, stale: false };
     const watched = ownNames.isFollowing();
-    const names = harden([...(await read(from))]);
-    const unchanged = lastForgetAll <= asked && (lastChangeOf.get(id) ?? 0) <= asked;
-    if (watched && ownNames.isFollowing() && unchanged) {
+    underWay.add(reading);
+    let names: readonly string[];
+    try {
+      names = harden([...(await read(from))]);
+    } finally {
+      underWay.delete(reading);
+    }
+    if (watched && ownNames.isFollowing() && !reading.stale) {
       known.set(id, names);
       if (known.size > LIMIT) known.delete(known.keys().next().value as string);
     }
     return names;
   };
+  return harden(Object.assign(lookup, { readsUnderWay: () => underWay.size }));
 };
 harden(makeSenderNames);
 
