@@ -11,6 +11,7 @@
 //                          (compaction.ts, window.ts)
 //   request-meter.ts       the estimate of each request against what it cost
 //   own-copy-links.ts      fae's own copies linking threads to its answers
+//   link-writes.ts         those links stored when no next turn comes soon
 //   forget.ts              forgetting a correspondent
 //   status.ts              what status() says of them
 //
@@ -24,6 +25,7 @@ import type { Redact } from '../logging/redact.js';
 import { makeCompaction } from './compaction.js';
 import { makeConversationMemory } from './conversation-memory.js';
 import { makeForget } from './forget.js';
+import { makeLinkWrites } from './link-writes.js';
 import { makeTurnOpening } from './open-turns.js';
 import { makeOwnCopies } from './own-copies.js';
 import { makeOwnCopyLinks } from './own-copy-links.js';
@@ -60,11 +62,13 @@ export interface ConversationsOptions {
    * more: what they teach is stored, or their conversation is forgotten.
    */
   readonly dismissOwnCopies?: (numbers: readonly bigint[]) => Promise<void>;
+  /** How long own copies wait for their conversation's next turn before their links are stored on their own (link-writes.ts). */
+  readonly linkPauseMs?: number;
 }
 
 export const makeConversations = (
   powers: Ref<GuestPowers>,
-  { provider, limits, systemPrompt, redact, logger, onUsage, dismissOwnCopies = async () => {} }: ConversationsOptions,
+  { provider, limits, systemPrompt, redact, logger, onUsage, dismissOwnCopies = async () => {}, linkPauseMs }: ConversationsOptions,
 ) => {
   const store = makeConversationStore(powers, logger);
   const memory = makeConversationMemory(store, { logger, redact, heldLimit: limits.heldConversations });
@@ -83,7 +87,9 @@ export const makeConversations = (
     storeReadable: () => sync.listed() && sync.status().storage === 'ok',
     logger,
     dismissOwnCopies,
+    waiting: (key, correspondent) => linkWrites.waiting(key, correspondent),
   });
+  const linkWrites = makeLinkWrites({ memory, lines, links, logger, pauseMs: linkPauseMs });
   const systemMessage: ChatMessage = harden({ role: 'system', content: systemPrompt });
   const meter = makeRequestMeter();
   const compact = makeCompaction({ provider, limits, systemMessage, redact, logger, onUsage, amend: sync.amend });
@@ -99,7 +105,10 @@ export const makeConversations = (
       await sync.ensureListed();
     },
     /** Ends the background retry (fae is cancelled). */
-    stop: () => sync.stop(),
+    stop: () => {
+      sync.stop();
+      linkWrites.stop();
+    },
     open: makeTurnOpening({ memory, lines, threads, links, requests, redact }),
     /** The scheduling lane of a message (thread-finder.ts): a hint; open() decides, and keeps one conversation's turns in order. */
     laneOf: threads.laneOf,

@@ -24,6 +24,8 @@ export const makeKeyedQueue = () => {
       });
       return done;
     },
+    /** Whether work under `key` is queued or under way. */
+    has: (key: string) => tails.has(key),
   });
 };
 harden(makeKeyedQueue);

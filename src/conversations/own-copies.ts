@@ -1,6 +1,6 @@
 // fae's own copies of the messages it sent, kept until the link from each
-// to the thread it answers is stored with that thread's next record (or
-// the thread is forgotten). A copy may come many turns late (a burst of
+// to the thread it answers is stored (with that thread's next record, or
+// on its own after a pause: link-writes.ts), or the thread is forgotten. A copy may come many turns late (a burst of
 // mail keeps fae's reader behind its turns), or, after a restart, before
 // its thread is read back; it waits here, found by number, by message id
 // and by the conversation it belongs to, never by scanning them all.
@@ -58,10 +58,17 @@ export const makeOwnCopies = () => {
     origin,
     /** The copies that belong to conversation `key`. */
     of: (key: string): readonly OwnCopy[] => [...(byKey.get(key) ?? [])],
-    /** Their links are stored, or their conversation is gone. */
-    release: (copies: readonly OwnCopy[]) => {
-      for (const copy of copies) remove(copy);
-    },
+    /**
+     * Their links are stored, or their conversation is gone; those still
+     * kept until now (a link may be stored twice: by a turn's record and
+     * on its own, see link-writes.ts).
+     */
+    release: (copies: readonly OwnCopy[]) =>
+      copies.filter(copy => {
+        if (byNumber.get(copy.number) !== copy) return false;
+        remove(copy);
+        return true;
+      }),
     size: () => byNumber.size,
   });
 };

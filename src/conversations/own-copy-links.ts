@@ -1,9 +1,9 @@
 // What fae does with its own copy of a message it sent. One that answers
 // a message links that thread to the copy's id: it waits (own-copies.ts)
-// until the link is stored with the thread's next record, or the thread
-// is forgotten, and is then dismissed, so that fae's inbox does not grow
-// with its answers. One that answers nothing teaches nothing and is
-// dismissed at once.
+// until the link is stored, with the thread's next record or on its own
+// after a pause (link-writes.ts), or the thread is forgotten, and is then
+// dismissed, so that fae's inbox does not grow with its answers. One that
+// answers nothing teaches nothing and is dismissed at once.
 import type { MessageRecord } from '../daemon/endo-types.js';
 import type { Logger } from '../logging/log.js';
 import { ownCopyLink, type OwnCopies, type OwnCopy } from './own-copies.js';
@@ -17,17 +17,26 @@ export interface OwnCopyLinksOptions {
   readonly logger: Logger;
   /** Dismisses fae's own copies (by number). */
   readonly dismissOwnCopies: (numbers: readonly bigint[]) => Promise<void>;
+  /** A copy of conversation `key` of `correspondent` now waits for its link to be stored (link-writes.ts). */
+  readonly waiting: (key: string, correspondent: string) => void;
 }
 
-export const makeOwnCopyLinks = ({ ownCopies, keyOf, storeReadable, logger, dismissOwnCopies }: OwnCopyLinksOptions) =>
+export const makeOwnCopyLinks = ({
+  ownCopies,
+  keyOf,
+  storeReadable,
+  logger,
+  dismissOwnCopies,
+  waiting,
+}: OwnCopyLinksOptions) =>
   harden({
     /** The copies whose links conversation `key` stores with its next record. */
     of: (key: string) => ownCopies.of(key),
     /** Their links are stored (or their conversation gone): they may go. */
     release: async (copies: readonly OwnCopy[]) => {
-      if (copies.length === 0) return;
-      ownCopies.release(copies);
-      await dismissOwnCopies(harden(copies.map(copy => copy.number)));
+      const released = ownCopies.release(copies);
+      if (released.length === 0) return;
+      await dismissOwnCopies(harden(released.map(copy => copy.number)));
     },
     /**
      * fae's own copy of a message it sent, from `correspondent`'s side.
@@ -56,6 +65,7 @@ export const makeOwnCopyLinks = ({ ownCopies, keyOf, storeReadable, logger, dism
       }
       // Past the bound the oldest stays in the inbox: kept, not lost.
       ownCopies.add(harden({ number, ...link, key }));
+      waiting(key, correspondent);
     },
   });
 harden(makeOwnCopyLinks);

@@ -92,6 +92,8 @@ export const makeTurnLines = () => {
       const place = byMessage.get(id)?.place;
       return place?.correspondent === correspondent ? place : undefined;
     },
+    /** Whether a turn of conversation `key` is open, or a message waits in its line. */
+    busy: (key: string) => turns.has(key),
     /** The keys of the conversations of `correspondent` with a turn open. */
     openKeysOf: (correspondent: string) =>
       [...openIn.values()].filter(state => state.place.correspondent === correspondent).map(state => state.place.key),

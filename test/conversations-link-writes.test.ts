@@ -1,0 +1,151 @@
+// The links of fae's own copies that no next turn comes to store
+// (src/conversations/link-writes.ts): after a pause they are added to the
+// record of their conversation's latest turn, and the copies dismissed, so
+// that fae's inbox, and what it holds of it, does not grow with every
+// correspondent who stops writing; a turn within the pause carries them
+// itself, with no write more.
+import test from 'ava';
+import type { ExecutionContext } from 'ava';
+import type { Provider } from '../providers/types.js';
+import { makeConversations, type OpenTurn } from '../src/conversations/conversations.js';
+import type { GuestPowers, MessageRecord, Ref } from '../src/daemon/endo-types.js';
+import { silentLogger } from '../src/logging/log.js';
+import { makeRedactor } from '../src/logging/redact.js';
+import { makeLocalDaemon } from './support/daemon.js';
+import { faultyPowers, makeFaults } from './support/faulty-powers.js';
+import { until } from './support/until.js';
+
+const SYSTEM_PROMPT = 'You are fae.';
+const PAUSE_MS = 20;
+
+const noProvider: Provider = harden({
+  kind: 'openai',
+  model: 'none',
+  chat: async () => {
+    throw Error('no model call was expected');
+  },
+});
+
+/**
+ * Conversations on a fresh local daemon's store, whose own copies wait
+ * PAUSE_MS; `again()` makes others on the same store, as a restart does.
+ * Counts the records stored, and the own copies dismissed.
+ */
+const setUp = async (t: ExecutionContext) => {
+  const daemon = makeLocalDaemon();
+  t.teardown(() => daemon.stop());
+  const faults = makeFaults();
+  const stored: string[] = [];
+  faults.refuse('storeValue', ([, path]) => {
+    if (Array.isArray(path) && path[0] === 'conversations') stored.push(path.join('/'));
+    return false;
+  });
+  const powers = (await faultyPowers(await daemon.host, faults)) as Ref<GuestPowers>;
+  const dismissed: bigint[] = [];
+  const made: ReturnType<typeof makeConversations>[] = [];
+  const make = async () => {
+    const conversations = makeConversations(powers, {
+      provider: noProvider,
+      limits: { contextTokens: 100_000, maxMessages: undefined, maxTranscript: 1_000 },
+      systemPrompt: SYSTEM_PROMPT,
+      redact: makeRedactor([]),
+      logger: silentLogger,
+      dismissOwnCopies: async numbers => {
+        dismissed.push(...numbers);
+      },
+      linkPauseMs: PAUSE_MS,
+    });
+    made.push(conversations);
+    await conversations.start();
+    return conversations;
+  };
+  t.teardown(() => made.forEach(conversations => conversations.stop()));
+  return { conversations: await make(), again: make, stored, dismissed, faults };
+};
+
+let lastNumber = 0n;
+/** A message `messageId` to fae, replying to `replyTo` when given. */
+const mail = (messageId: string, replyTo?: string): MessageRecord => {
+  lastNumber += 1n;
+  return harden({
+    number: lastNumber,
+    type: 'package',
+    from: 'someone',
+    to: 'fae',
+    date: new Date(0).toISOString(),
+    messageId,
+    ...(replyTo === undefined ? {} : { replyTo }),
+  });
+};
+
+/** Answers `turn` with "answer to <its text>" and finishes it. */
+const answer = async (turn: OpenTurn) => {
+  turn.messages.push(harden({ role: 'assistant', content: `answer to ${turn.messages[0].content}` }));
+  await turn.finish();
+};
+
+const texts = async (turn: OpenTurn) => (await turn.prepareRequest(turn.messages, harden([]))).map(m => m.content);
+
+const sleep = (ms: number) => new Promise(resolve => setTimeout(resolve, ms));
+
+test('copies that no next turn comes for are linked in their latest turn record and dismissed; after a restart a reply to one finds its thread', async t => {
+  const { conversations, again, dismissed } = await setUp(t);
+  const names = ['ada', 'bo', 'cy'];
+  const copies = new Map<string, MessageRecord>();
+  for (const name of names) {
+    await answer((await conversations.open(mail(`${name}-q`), name, `${name} asks`))!);
+    const copy = mail(`${name}-answer`, `${name}-q`);
+    copies.set(name, copy);
+    await conversations.noteOwnMessage(copy, name);
+  }
+  t.true(await until(async () => dismissed.length === names.length, 10_000));
+  t.deepEqual(
+    [...dismissed].sort(),
+    [...copies.values()].map(copy => copy.number).sort(),
+  );
+  // Nothing in memory knows the copies now: the store does.
+  const restarted = await again();
+  const reply = (await restarted.open(mail('bo-again', 'bo-answer'), 'bo', 'about your answer'))!;
+  t.deepEqual(await texts(reply), [SYSTEM_PROMPT, 'bo asks', 'answer to bo asks', 'about your answer']);
+  reply.abandon();
+});
+
+test('a turn of the conversation within the pause carries the links itself: nothing more is written', async t => {
+  const { conversations, stored, dismissed } = await setUp(t);
+  await answer((await conversations.open(mail('q1'), 'ada', 'first'))!);
+  const next = (await conversations.open(mail('q2'), 'ada', 'second'))!;
+  const copy = mail('a1', 'q1');
+  await conversations.noteOwnMessage(copy, 'ada');
+  // The pause passes, several times, while the next turn is open.
+  await sleep(PAUSE_MS * 5);
+  t.deepEqual(dismissed, []);
+  await answer(next);
+  t.deepEqual(dismissed, [copy.number]);
+  await sleep(PAUSE_MS * 5);
+  t.is(stored.length, 2, 'one record per turn');
+  t.deepEqual(dismissed, [copy.number]);
+});
+
+test('a refused write keeps the copy, whose link the next turn then stores', async t => {
+  const { conversations, dismissed, faults } = await setUp(t);
+  await answer((await conversations.open(mail('r1'), 'ada', 'first'))!);
+  faults.refuse('storeValue');
+  const copy = mail('ra1', 'r1');
+  await conversations.noteOwnMessage(copy, 'ada');
+  t.true(await until(async () => faults.refused.length > 0, 10_000));
+  t.deepEqual(dismissed, []);
+  faults.allow('storeValue');
+  await answer((await conversations.open(mail('r2'), 'ada', 'second'))!);
+  t.deepEqual(dismissed, [copy.number]);
+});
+
+test('however many correspondents stop writing, none leaves an own copy waiting', async t => {
+  const { conversations, dismissed } = await setUp(t);
+  const count = 40;
+  for (let i = 0; i < count; i += 1) {
+    const name = `writer-${i}`;
+    await answer((await conversations.open(mail(`${name}-q`), name, `${name} asks`))!);
+    await conversations.noteOwnMessage(mail(`${name}-a`, `${name}-q`), name);
+  }
+  t.true(await until(async () => dismissed.length === count, 20_000));
+});
