@@ -13,6 +13,7 @@ import type { FaeEvent } from '../../src/agent/fae-events.js';
 import type { CapletContext, GuestPowers, Ref } from '../../src/daemon/endo-types.js';
 import { startFae } from '../../src/agent/fae.js';
 import { releaseGarbage } from '../support/garbage.js';
+import { measuredMessage } from './measured-message.js';
 
 if (parentPort === null) throw Error('isolated-fae-worker runs as a worker thread');
 const port = parentPort;
@@ -96,8 +97,8 @@ const bootstrap = Far('IsolatedFae', {
   /**
    * Sends one message from each correspondent `order` names (by index),
    * each once fae has handled the one before; `before` is how many fae
-   * had handled. Resolves to the milliseconds each message took, and
-   * those this thread was busy for it.
+   * had handled. Posts the milliseconds each message took, and those
+   * this thread was busy for it, beside CapTP (measured-message.ts).
    */
   converseAmong: async (order: readonly number[], before: number) => {
     const times: number[] = [];
@@ -111,7 +112,7 @@ const bootstrap = Far('IsolatedFae', {
       times.push(performance.now() - started);
       busy.push(performance.eventLoopUtilization(loop).active);
     }
-    return harden({ times, busy });
+    port.postMessage(measuredMessage({ times, busy }));
   },
   /**
    * This thread's used heap, in bytes, after collections and CapTP drops:

@@ -6,6 +6,7 @@ import { E } from '@endo/far';
 import { makeCapTP } from '@endo/captp';
 import { makeLocalDaemon } from '../../src/local-daemon/index.js';
 import { stopQuietly } from './counted-fae.js';
+import { measuredIn, type Measured } from './measured-message.js';
 
 // `any`: remote references.
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -27,7 +28,12 @@ export const startIsolatedFae = async (env: Record<string, string>) => {
     // The rejections CapTP carries reach their callers; it need not print them too.
     { gcImports: true, onReject: () => {} },
   );
-  worker.on('message', message => dispatch(message));
+  let onMeasured = (_measured: Measured) => {};
+  worker.on('message', message => {
+    const measured = measuredIn(message);
+    if (measured === undefined) dispatch(message);
+    else onMeasured(measured);
+  });
   const isolate: Far = getBootstrap();
   const daemon = makeLocalDaemon({ gcImports: true });
   const host: Far = await daemon.host;
@@ -51,11 +57,13 @@ export const startIsolatedFae = async (env: Record<string, string>) => {
       await E(isolate).meetMany(harden(guests));
     },
     /** One message from each guest `order` names (by index); the ms each took, and those fae was busy. */
-    converseAmong: (
-      order: readonly number[],
-      before: number,
-    ): Promise<{ readonly times: readonly number[]; readonly busy: readonly number[] }> =>
-      E(isolate).converseAmong(harden([...order]), before),
+    converseAmong: async (order: readonly number[], before: number): Promise<Measured> => {
+      const measured = new Promise<Measured>(resolve => {
+        onMeasured = resolve;
+      });
+      await E(isolate).converseAmong(harden([...order]), before);
+      return measured;
+    },
     /** fae's thread's used heap, in bytes, once garbage and drops are settled. */
     heapUsed: (): Promise<HeapReading> => E(isolate).heapUsed(),
     /** Writes a heap snapshot of fae's thread to `path`. */
