@@ -18,6 +18,8 @@ import type { OwnNamesWatch } from '../daemon/own-names.js';
 /** Senders remembered at most; the oldest go first. */
 const LIMIT = 1024;
 
+const NO_NAMES: readonly string[] = harden([]);
+
 export type SenderNames = (from: string) => Promise<readonly string[]>;
 
 /** What makeSenderNames gives: the lookup, and how many reads it is tracking (for tests of its bound). */
@@ -76,7 +78,9 @@ export const makeSenderNames = (read: SenderNames, ownNames: OwnNamesWatch): Sen
     underWay.add(reading);
     let names: readonly string[];
     try {
-      names = harden([...(await read(from))]);
+      const answer = await read(from);
+      // Most senders have no name in fae's directory: they share one empty list.
+      names = answer.length === 0 ? NO_NAMES : harden([...answer]);
     } finally {
       underWay.delete(reading);
     }
