@@ -50,6 +50,9 @@ export const makeOwnCopies = () => {
 
   return harden({
     add: (copy: OwnCopy) => {
+      // A revision of a copy already kept (an edited message) replaces it.
+      const before = byNumber.get(copy.number);
+      if (before !== undefined) remove(before);
       byNumber.set(copy.number, copy);
       byMessageId.set(copy.messageId, copy);
       byKey.set(copy.key, (byKey.get(copy.key) ?? new Set()).add(copy));
