@@ -33,3 +33,28 @@ test('conversations held without a pin are bounded; pinned ones stay', t => {
   release();
   t.deepEqual(held.pinnedKeys(), []);
 });
+
+test('a conversation that falls out of memory takes its ids with it; a pinned one, or one noted elsewhere since, keeps them', t => {
+  const idsOf = (c: ReturnType<typeof conversation>) => [`${c.key}/a`, `${c.key}/b`];
+  const held = makeHeldConversations<ReturnType<typeof conversation>>(4, { idsOf });
+  const note = (c: ReturnType<typeof conversation>) => {
+    held.put(c);
+    for (const id of idsOf(c)) held.noteId(id, c.key);
+  };
+  const release = held.pin(conversation(0));
+  note(conversation(0));
+  note(conversation(1));
+  // key-1/b moved to another conversation: key-1 falling out does not take it.
+  held.noteId('key-1/b', 'key-2');
+  for (let n = 2; n <= 1000; n += 1) note(conversation(n));
+  // The four latest, the pinned one, and the id that moved.
+  t.is(held.idCount(), 4 * 2 + 2 + 1);
+  t.is(held.keyOfId('key-0/a'), 'key-0');
+  t.is(held.keyOfId('key-1/a'), undefined);
+  t.is(held.keyOfId('key-1/b'), 'key-2');
+  t.is(held.keyOfId('key-5/a'), undefined);
+  t.is(held.keyOfId('key-1000/b'), 'key-1000');
+  release();
+  held.drop('key-1000');
+  t.is(held.keyOfId('key-1000/b'), undefined);
+});

@@ -7,7 +7,7 @@
 // store has it.
 import type { Logger } from '../logging/log.js';
 import type { Redact } from '../logging/redact.js';
-import { conversationFromRecords, freshConversation, idsOf, type Conversation } from './conversation-state.js';
+import { conversationFromRecords, freshConversation, idsOfConversation, type Conversation } from './conversation-state.js';
 import { makeHeldConversations } from './held.js';
 import type { ConversationStore } from './store.js';
 import { makeStoreSync } from './store-sync.js';
@@ -22,14 +22,13 @@ export interface ConversationMemoryOptions {
 
 export const makeConversationMemory = (store: ConversationStore, { logger, redact, heldLimit }: ConversationMemoryOptions) => {
   // Bounded: a conversation not held is read back from the store.
-  const held = makeHeldConversations<Conversation>(heldLimit);
+  const held = makeHeldConversations<Conversation>(heldLimit, { idsOf: idsOfConversation });
   /** Stored conversations being read back, so that one is read once at a time. */
   const reading = new Map<string, Promise<Conversation | undefined>>();
 
   /** Notes which message ids are `conversation`'s. */
   const noteIds = (conversation: Conversation) => {
-    for (const turn of conversation.turns) for (const id of idsOf(turn)) held.noteId(id, conversation.key);
-    for (const id of conversation.earlier) held.noteId(id, conversation.key);
+    for (const id of idsOfConversation(conversation)) held.noteId(id, conversation.key);
   };
 
   /** Holds `conversation` and notes which message ids are its. */

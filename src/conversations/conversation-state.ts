@@ -104,3 +104,10 @@ export const holdsMessage = (conversation: Conversation, id: string) =>
   conversation.turns.some(turn => turn.messageId === id || turn.sent.includes(id)) ||
   conversation.earlier.includes(id);
 harden(holdsMessage);
+
+/** The ids of every message `conversation` holds: those of its turns, and those folded into its summary. */
+export const idsOfConversation = (conversation: Conversation): readonly string[] => [
+  ...conversation.turns.flatMap(idsOf),
+  ...conversation.earlier,
+];
+harden(idsOfConversation);

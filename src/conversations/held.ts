@@ -1,12 +1,16 @@
 // The conversations fae keeps in memory, bounded whatever the number of
-// correspondents: the most recently used ones in a cache of HELD_LIMIT
-// (one that falls out is read back from the store when its correspondent
-// writes again), and the pinned ones, which never fall out while pinned
-// (a turn is open in them, or they hold turns not stored yet). Beside
-// them, which conversation a message id belongs to, for the latest
-// ID_LIMIT ids: finding a thread then reads no conversation but its own.
-import { makeCacheMapKit } from '@endo/cache-map';
-
+// correspondents: the most recently used ones, HELD_LIMIT of them (one that
+// falls out is read back from the store when its correspondent writes
+// again), and the pinned ones, which never fall out while pinned (a turn
+// is open in them, or they hold turns not stored yet). Beside them, which
+// conversation a message id belongs to, for the ids of the conversations
+// held (ID_LIMIT at most): finding a thread then reads no conversation but
+// its own. The ids of a conversation that falls out go with it: only a
+// held conversation is found by them, and a table of every id seen would
+// grow with the correspondents.
+//
+// A plain Map in the order of use, rather than a cache-map: @endo/cache-map
+// 1.1 over a Map keeps the key of every entry it ever evicted.
 /** Conversations held without a pin, at most, unless FAE_HELD_CONVERSATIONS says otherwise. */
 export const HELD_LIMIT = 64;
 /** Message ids whose conversation is known at once, at most. */
@@ -29,6 +33,10 @@ const makeIdIndex = (limit: number) => {
       if (keyOf.size > limit) keyOf.delete(keyOf.keys().next().value as string);
     },
     keyOf: (id: string) => keyOf.get(id),
+    /** Forgets `id`, if it is still noted for conversation `key`. */
+    forget: (id: string, key: string) => {
+      if (keyOf.get(id) === key) keyOf.delete(id);
+    },
     size: () => keyOf.size,
   };
 };
@@ -38,12 +46,43 @@ interface Keyed {
   readonly correspondent: string;
 }
 
-export const makeHeldConversations = <C extends Keyed>(limit = HELD_LIMIT) => {
-  const { cache } = makeCacheMapKit<MapConstructor, string, C>(limit, { makeMap: Map });
+export interface HeldOptions<C> {
+  /** The ids of the messages `conversation` holds, to forget when it falls out of memory. */
+  readonly idsOf?: (conversation: C) => Iterable<string>;
+}
+
+export const makeHeldConversations = <C extends Keyed>(limit = HELD_LIMIT, { idsOf = () => [] }: HeldOptions<C> = {}) => {
   /** Pinned conversations, with how many pins each has. */
   const pinned = new Map<string, { readonly conversation: C; count: number }>();
   const ids = makeIdIndex(ID_LIMIT);
   let recent: readonly string[] = [];
+
+  const forgetIds = (conversation: C) => {
+    for (const id of idsOf(conversation)) ids.forget(id, conversation.key);
+  };
+
+  /** The unpinned conversations kept, the least recently used first. */
+  const used = new Map<string, C>();
+  const cache = {
+    get: (key: string) => {
+      const conversation = used.get(key);
+      if (conversation !== undefined) {
+        used.delete(key);
+        used.set(key, conversation);
+      }
+      return conversation;
+    },
+    set: (key: string, conversation: C) => {
+      used.delete(key);
+      used.set(key, conversation);
+      while (used.size > limit) {
+        const [oldest, fallen] = used.entries().next().value as [string, C];
+        used.delete(oldest);
+        // A pinned one is still held: its ids still find it.
+        if (!pinned.has(oldest)) forgetIds(fallen);
+      }
+    },
+  };
 
   const touch = (key: string) => {
     recent = [key, ...recent.filter(known => known !== key)].slice(0, RECENT_LIMIT);
@@ -98,7 +137,9 @@ export const makeHeldConversations = <C extends Keyed>(limit = HELD_LIMIT) => {
     },
     /** Lets go of everything held under `key`, pins and all. */
     drop: (key: string) => {
-      cache.delete(key);
+      const conversation = pinned.get(key)?.conversation ?? used.get(key);
+      if (conversation !== undefined) forgetIds(conversation);
+      used.delete(key);
       pinned.delete(key);
       standing.delete(key);
       recent = recent.filter(known => known !== key);
