@@ -41,9 +41,18 @@ export const readBudgetValue = (value: unknown, fallback: BudgetSettings): Budge
 };
 harden(readBudgetValue);
 
-const dayOf = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+/** The UTC day of `ms`; the same string for the whole day, so that every correspondent's entry shares it. */
+const makeDayOf = () => {
+  let last = '';
+  return (ms: number) => {
+    const day = new Date(ms).toISOString().slice(0, 10);
+    if (day !== last) last = day;
+    return last;
+  };
+};
 
 export const makeBudget = ({ settings, logger, tellHost, now = Date.now }: BudgetOptions) => {
+  const dayOf = makeDayOf();
   /** What each correspondent spent on `day`, and whether it was told it is past its budget. */
   const spent = new Map<string, { day: string; tokens: number; noticed: boolean }>();
   let current: BudgetSettings = settings;
