@@ -13,8 +13,14 @@ import type { OwnCopy } from './own-copies.js';
 import type { OwnCopyLinks } from './own-copy-links.js';
 import type { TurnLines } from './turn-lines.js';
 
-/** How long own copies wait for their conversation's next turn before their links are written on their own. */
-export const LINK_PAUSE_MS = 1000;
+/**
+ * How long own copies wait for their conversation's next turn before their
+ * links are written on their own: long enough for a correspondent (or a
+ * bench) writing back at once, short enough that the conversation is still
+ * held (64 others would have to be used meanwhile to push it out, and
+ * reading it back costs more than the write).
+ */
+export const LINK_PAUSE_MS = 250;
 
 export interface LinkWritesOptions {
   readonly memory: ConversationMemory;
