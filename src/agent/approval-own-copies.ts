@@ -5,10 +5,10 @@
 // waiting for it: an approval request answered then is told it ran
 // nothing, and the host is told to reject an old eval-request, which the
 // daemon would still run if approved.
-import { makeCacheMapKit } from '@endo/cache-map';
 import type { InboxMessage } from '../daemon/adapter.js';
 import type { Logger } from '../logging/log.js';
 import { APPROVAL_HEADING } from './approval-text.js';
+import { makeRecentMap } from '../recent-map.js';
 
 /** Copies and requests remembered, at most. */
 const REMEMBERED = 256;
@@ -38,9 +38,8 @@ export const makeOwnRequestCopies = ({
   /** Copies stored before this are from an earlier run of fae. */
   readonly startedAt?: number;
 }) => {
-  const remembered = () => makeCacheMapKit(REMEMBERED, { makeMap: Map }).cache;
-  const hidden = remembered();
-  const ofThisRun = remembered();
+  const hidden = makeRecentMap<bigint, true>(REMEMBERED);
+  const ofThisRun = makeRecentMap<string, OwnCopy>(REMEMBERED);
 
   const noteEvalRequest = (message: InboxMessage) => {
     void Promise.resolve(message.settled as Promise<unknown> | undefined).then(() => dismiss(message.number));
@@ -52,7 +51,7 @@ export const makeOwnRequestCopies = ({
   };
 
   const noteRequest = (message: InboxMessage, description: string) => {
-    const mine = ofThisRun.get(titleOf(description)) as OwnCopy | undefined;
+    const mine = ofThisRun.get(titleOf(description));
     if (mine !== undefined) {
       mine.number = message.number;
       if (mine.settled) void dismiss(message.number);

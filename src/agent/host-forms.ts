@@ -17,11 +17,11 @@
 // description), or is dismissed with a word to the host.
 import { E } from '@endo/far';
 import { makePromiseKit } from '@endo/promise-kit';
-import { makeCacheMapKit } from '@endo/cache-map';
 import type { GuestPowers, Ref } from '../daemon/endo-types.js';
 import type { DaemonAdapter, InboxMessage } from '../daemon/adapter.js';
 import type { Logger } from '../logging/log.js';
 import { unlessGivenUp } from '../timeout.js';
+import { makeRecentMap } from '../recent-map.js';
 
 /** One field of a form, as the daemon and the Endo Chat UI take it. */
 export interface FormField {
@@ -87,8 +87,6 @@ interface Uncopied {
 /** How long the next form waits for the copy of the one before. */
 const COPY_WAIT_MS = 5_000;
 
-const remembered = () => makeCacheMapKit(REMEMBERED, { makeMap: Map }).cache;
-
 export const makeHostForms = ({
   powers,
   daemon,
@@ -104,11 +102,11 @@ export const makeHostForms = ({
 }): HostForms => {
   const available = daemon.dialect !== 'feb';
   /** Forms fae sent, by messageId. */
-  const sent = remembered();
+  const sent = makeRecentMap<string, Sent>(REMEMBERED);
   /** Forms sent and waiting for their own copy, in the order sent. */
   const uncopied: Uncopied[] = [];
-  const hiddenNumbers = remembered();
-  const hiddenIds = remembered();
+  const hiddenNumbers = makeRecentMap<bigint, true>(REMEMBERED);
+  const hiddenIds = makeRecentMap<string, true>(REMEMBERED);
   // One form at a time, so that own copies come in the order of `uncopied`.
   let sending: Promise<unknown> = Promise.resolve();
 
@@ -192,7 +190,7 @@ export const makeHostForms = ({
     },
     take: message => {
       if (message.type !== 'value' || message.replyTo === undefined) return false;
-      const form = sent.get(message.replyTo) as Sent | undefined;
+      const form = sent.get(message.replyTo);
       if (form === undefined) return false;
       hiddenNumbers.set(message.number, true);
       if (!daemon.isFromHost(message)) {

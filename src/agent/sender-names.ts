@@ -14,8 +14,9 @@
 // same for any reader of the daemon.
 import { formulaIdOf } from '../daemon/dialect.js';
 import type { OwnNamesWatch } from '../daemon/own-names.js';
+import { makeRecentMap } from '../recent-map.js';
 
-/** Senders remembered at most; the oldest go first. */
+/** Senders remembered at most; those seen least recently go first. */
 const LIMIT = 1024;
 
 const NO_NAMES: readonly string[] = harden([]);
@@ -27,7 +28,7 @@ export type SenderNamesLookup = SenderNames & { readonly readsUnderWay: () => nu
 
 export const makeSenderNames = (read: SenderNames, ownNames: OwnNamesWatch): SenderNamesLookup => {
   /** Kept names, by the sender's raw id. */
-  const known = new Map<string, readonly string[]>();
+  const known = makeRecentMap<string, readonly string[]>(LIMIT);
   /** What each of fae's top-level names is bound to, as the watch told. */
   const boundTo = new Map<string, string>();
   /**
@@ -86,7 +87,6 @@ export const makeSenderNames = (read: SenderNames, ownNames: OwnNamesWatch): Sen
     }
     if (watched && ownNames.isFollowing() && !reading.stale) {
       known.set(id, names);
-      if (known.size > LIMIT) known.delete(known.keys().next().value as string);
     }
     return names;
   };

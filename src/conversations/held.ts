@@ -8,9 +8,8 @@
 // its own. The ids of a conversation that falls out go with it: only a
 // held conversation is found by them, and a table of every id seen would
 // grow with the correspondents.
-//
-// A plain Map in the order of use, rather than a cache-map: @endo/cache-map
-// 1.1 over a Map keeps the key of every entry it ever evicted.
+import { makeRecentMap } from '../recent-map.js';
+
 /** Conversations held without a pin, at most, unless FAE_HELD_CONVERSATIONS says otherwise. */
 export const HELD_LIMIT = 64;
 /** Message ids whose conversation is known at once, at most. */
@@ -61,28 +60,11 @@ export const makeHeldConversations = <C extends Keyed>(limit = HELD_LIMIT, { ids
     for (const id of idsOf(conversation)) ids.forget(id, conversation.key);
   };
 
-  /** The unpinned conversations kept, the least recently used first. */
-  const used = new Map<string, C>();
-  const cache = {
-    get: (key: string) => {
-      const conversation = used.get(key);
-      if (conversation !== undefined) {
-        used.delete(key);
-        used.set(key, conversation);
-      }
-      return conversation;
-    },
-    set: (key: string, conversation: C) => {
-      used.delete(key);
-      used.set(key, conversation);
-      while (used.size > limit) {
-        const [oldest, fallen] = used.entries().next().value as [string, C];
-        used.delete(oldest);
-        // A pinned one is still held: its ids still find it.
-        if (!pinned.has(oldest)) forgetIds(fallen);
-      }
-    },
-  };
+  /** The unpinned conversations kept, HELD_LIMIT of them; one that falls out takes its ids along. */
+  const cache = makeRecentMap<string, C>(limit, (key, fallen) => {
+    // A pinned one is still held: its ids still find it.
+    if (!pinned.has(key)) forgetIds(fallen);
+  });
 
   const touch = (key: string) => {
     recent = [key, ...recent.filter(known => known !== key)].slice(0, RECENT_LIMIT);
@@ -137,9 +119,9 @@ export const makeHeldConversations = <C extends Keyed>(limit = HELD_LIMIT, { ids
     },
     /** Lets go of everything held under `key`, pins and all. */
     drop: (key: string) => {
-      const conversation = pinned.get(key)?.conversation ?? used.get(key);
+      const conversation = pinned.get(key)?.conversation ?? cache.get(key);
       if (conversation !== undefined) forgetIds(conversation);
-      used.delete(key);
+      cache.delete(key);
       pinned.delete(key);
       standing.delete(key);
       recent = recent.filter(known => known !== key);
