@@ -10,6 +10,7 @@ import type { GuestPowers, Ref } from '../daemon/endo-types.js';
 import type { Logger } from '../logging/log.js';
 import type { OwnNamesWatch } from '../daemon/own-names.js';
 import { followOwnValue } from '../daemon/own-value.js';
+import { correspondentKeyOf } from '../usage/usage-ledger.js';
 
 export const BUDGET_NAME = 'budget';
 /** Correspondents whose spending today fae keeps, at most (the oldest day goes first). */
@@ -53,7 +54,11 @@ const makeDayOf = () => {
 
 export const makeBudget = ({ settings, logger, tellHost, now = Date.now }: BudgetOptions) => {
   const dayOf = makeDayOf();
-  /** What each correspondent spent on `day`, and whether it was told it is past its budget. */
+  /**
+   * What each correspondent spent on `day`, and whether it was told it is
+   * past its budget; under the short key usage keeps it by, not its id of
+   * some 200 characters, kept for every correspondent of the day.
+   */
   const spent = new Map<string, { day: string; tokens: number; noticed: boolean }>();
   let current: BudgetSettings = settings;
   /** Who reached the budget since the host was last told, and when that was. */
@@ -62,11 +67,12 @@ export const makeBudget = ({ settings, logger, tellHost, now = Date.now }: Budge
 
   const entryOf = (correspondent: string) => {
     const day = dayOf(now());
-    const known = spent.get(correspondent);
+    const key = correspondentKeyOf(correspondent);
+    const known = spent.get(key);
     if (known?.day === day) return known;
     const fresh = { day, tokens: 0, noticed: false };
-    spent.delete(correspondent);
-    spent.set(correspondent, fresh);
+    spent.delete(key);
+    spent.set(key, fresh);
     if (spent.size > BUDGET_ENTRIES) spent.delete(spent.keys().next().value as string);
     return fresh;
   };
