@@ -9,13 +9,22 @@ import { correspondentPrefix } from './threads.js';
 /** The length of a key's correspondent part (threads.ts). */
 const PREFIX_LENGTH = correspondentPrefix('').length;
 
-export const makeStoreIndex = () => {
-  /** The generations present in the store, per key, newest first. */
-  const generations = new Map<string, number[]>();
+/**
+ * What is known of one stored conversation: one small record, rather than
+ * an entry in each of three tables and an array (some 250 bytes for each
+ * of a thousand correspondents).
+ */
+interface Stored {
+  /** Its generations in the store, newest first: a number while there is one, as there mostly is. */
+  generations: number | readonly number[];
   /** The generation new turns go to, once it is known to be sound. */
-  const live = new Map<string, number>();
-  /** Keys whose stored generations were read (sound or not) in this incarnation. */
-  const judged = new Set<string>();
+  live: number | undefined;
+  /** Whether its stored generations were read (sound or not) in this incarnation. */
+  judged: boolean;
+}
+
+export const makeStoreIndex = () => {
+  const stored = new Map<string, Stored>();
   /**
    * The stored keys, by their correspondent part: the key itself while it
    * is the only one (most correspondents have one thread), a Set beyond.
@@ -23,10 +32,20 @@ export const makeStoreIndex = () => {
    */
   const byCorrespondent = new Map<string, string | Set<string>>();
 
-  const generationsOf = (key: string): readonly number[] => generations.get(key) ?? [];
+  const generationsOf = (key: string): readonly number[] => {
+    const known = stored.get(key)?.generations;
+    return typeof known === 'number' ? [known] : (known ?? []);
+  };
 
   const setGenerations = (key: string, known: number[]) => {
-    generations.set(key, known.sort((a, b) => b - a));
+    const sorted = known.sort((a, b) => b - a);
+    const entry = stored.get(key);
+    const generations = sorted.length === 1 ? sorted[0] : sorted;
+    if (entry !== undefined) {
+      entry.generations = generations;
+      return;
+    }
+    stored.set(key, { generations, live: undefined, judged: false });
     const prefix = key.slice(0, PREFIX_LENGTH);
     const listed = byCorrespondent.get(prefix);
     if (listed === undefined || listed === key) byCorrespondent.set(prefix, key);
@@ -46,9 +65,7 @@ export const makeStoreIndex = () => {
   return harden({
     /** Forgets everything: the store is listed anew. */
     clear: () => {
-      generations.clear();
-      live.clear();
-      judged.clear();
+      stored.clear();
       byCorrespondent.clear();
     },
     generationsOf,
@@ -56,37 +73,40 @@ export const makeStoreIndex = () => {
     addGeneration: (key: string, generation: number) => setGenerations(key, [...generationsOf(key), generation]),
     /** Generation `generation` of `key` is removed from the store. */
     removeGeneration: (key: string, generation: number) => {
-      generations.set(key, generationsOf(key).filter(g => g !== generation));
+      if (stored.has(key)) setGenerations(key, generationsOf(key).filter(g => g !== generation));
     },
     /** The generation new turns of `key` go to, if known. */
-    liveOf: (key: string) => live.get(key),
-    /** `key` was read (or written anew) in this incarnation; its new turns go to `generation`, when given. */
+    liveOf: (key: string) => stored.get(key)?.live,
+    /**
+     * `key` was read (or written anew) in this incarnation; its new turns go
+     * to `generation`, when given. Nothing is kept of a key not stored.
+     */
     judge: (key: string, generation?: number) => {
-      judged.add(key);
-      if (generation !== undefined) live.set(key, generation);
+      const entry = stored.get(key);
+      if (entry === undefined) return;
+      entry.judged = true;
+      if (generation !== undefined) entry.live = generation;
     },
     /** Whether `key` was read (or written anew) in this incarnation. */
-    judged: (key: string) => judged.has(key),
+    judged: (key: string) => stored.get(key)?.judged ?? false,
     /** The generations of `key` older than the one its new turns go to. */
     olderThanLive: (key: string) => {
-      const current = live.get(key);
+      const current = stored.get(key)?.live;
       return current === undefined ? [] : generationsOf(key).filter(g => g < current);
     },
     /** Nothing is stored under `key` any more. */
     forget: (key: string) => {
-      generations.delete(key);
-      live.delete(key);
-      judged.delete(key);
+      stored.delete(key);
       unlist(key);
     },
-    isStored: (key: string) => generations.has(key),
+    isStored: (key: string) => stored.has(key),
     /** The stored keys of `correspondent`. */
     keysOf: (correspondent: string) => {
       const listed = byCorrespondent.get(correspondentPrefix(correspondent));
       return typeof listed === 'string' ? [listed] : [...(listed ?? [])];
     },
-    keys: () => [...generations.keys()],
-    count: () => generations.size,
+    keys: () => [...stored.keys()],
+    count: () => stored.size,
   });
 };
 harden(makeStoreIndex);
