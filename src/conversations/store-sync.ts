@@ -144,6 +144,24 @@ const writeBehind = async (store: ConversationStore, conversation: SyncedConvers
   if (store.untidy(key)) await store.tidy(key);
 };
 
+/**
+ * Stores the record of `conversation`'s latest turn again, in place, with
+ * `ids()` added to what it sent, when that turn's own record is the
+ * latest stored (not a summary's); whether it did. Rejects when refused.
+ */
+const relinkLatest = async (store: ConversationStore, conversation: SyncedConversation, ids: () => readonly string[]) => {
+  const last = conversation.turns.at(-1);
+  if (last === undefined || last.seq !== conversation.nextSeq - 1) return false;
+  const fresh = ids().filter(id => !last.sent.includes(id));
+  if (fresh.length === 0) return false;
+  const relinked = harden({ ...last, sent: [...last.sent, ...fresh] });
+  await store.append(conversation.key, turnRecord(conversation, relinked));
+  // Turns finished meanwhile went after it.
+  const at = conversation.turns.lastIndexOf(last);
+  if (at >= 0) conversation.turns[at] = relinked;
+  return true;
+};
+
 export const makeStoreSync = <C extends SyncedConversation>(
   store: ConversationStore,
   { logger, redact, held, readBack, onChanged, onSettled = () => {} }: StoreSyncOptions<C>,
@@ -239,29 +257,19 @@ export const makeStoreSync = <C extends SyncedConversation>(
       }),
     /**
      * Adds `ids()` (fae's messages learnt since, asked for once no write
-     * of `conversation` is under way) to the record of its latest turn,
-     * stored again in place. Only when the store holds all of it and that
-     * turn's own record is its latest (not a summary's): else its next
-     * record carries them. Whether they were stored; a refusal is noted.
+     * of `conversation` is under way) to the record of its latest turn
+     * (relinkLatest), when the store holds all of it; else its next record
+     * carries them. Whether they were stored; a refusal is noted.
      */
     addSent: (conversation: C, ids: () => readonly string[]) =>
       exclusive(conversation.key, async () => {
-        const last = conversation.turns.at(-1);
         if (!listed || conversation.forgotten || behind(conversation)) return false;
-        if (last === undefined || last.seq !== conversation.nextSeq - 1) return false;
-        const fresh = ids().filter(id => !last.sent.includes(id));
-        if (fresh.length === 0) return false;
-        const relinked = harden({ ...last, sent: [...last.sent, ...fresh] });
         try {
-          await store.append(conversation.key, turnRecord(conversation, relinked));
+          return await relinkLatest(store, conversation, ids);
         } catch (error) {
           health.refused(error);
           return false;
         }
-        // Turns finished meanwhile went after it.
-        const at = conversation.turns.lastIndexOf(last);
-        if (at >= 0) conversation.turns[at] = relinked;
-        return true;
       }),
     /** Removes what is stored under `key`, between its writes; rejects when refused. */
     remove: (key: string) => exclusive(key, () => store.removeConversation(key)),
