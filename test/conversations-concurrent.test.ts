@@ -7,70 +7,12 @@
 import test from 'ava';
 import type { ExecutionContext } from 'ava';
 import { makePromiseKit, type PromiseKit } from '@endo/promise-kit';
-import type { ChatMessage, ChatResult, Provider } from '../providers/types.js';
-import { makeConversations, type OpenTurn } from '../src/conversations/conversations.js';
+import type { ChatMessage, ChatResult } from '../providers/types.js';
 import { makeRequestMeter } from '../src/conversations/request-meter.js';
 import { conversationKey } from '../src/conversations/threads.js';
-import type { GuestPowers, MessageRecord, Ref } from '../src/daemon/endo-types.js';
-import { silentLogger } from '../src/logging/log.js';
-import { makeRedactor } from '../src/logging/redact.js';
-import { makeLocalDaemon } from './support/daemon.js';
+import { SYSTEM_PROMPT, answer, mail, requestTexts, setUpConversations } from './support/conversation-turns.js';
 
-const SYSTEM_PROMPT = 'You are fae.';
-
-/** No summary is asked for in these tests: the budget is never reached. */
-const noProvider: Provider = harden({
-  kind: 'openai',
-  model: 'none',
-  chat: async () => {
-    throw Error('no model call was expected');
-  },
-});
-
-/** Conversations kept in a fresh local daemon's store; `again()` makes another on the same store, as a restart does. */
-const setUp = async (t: ExecutionContext) => {
-  const daemon = makeLocalDaemon();
-  t.teardown(() => daemon.stop());
-  // The local daemon's host has every method fae's guest powers have.
-  const powers = (await daemon.host) as Ref<GuestPowers>;
-  const make = async () => {
-    const conversations = makeConversations(powers, {
-      provider: noProvider,
-      limits: { contextTokens: 100_000, maxMessages: undefined, maxTranscript: 1_000 },
-      systemPrompt: SYSTEM_PROMPT,
-      redact: makeRedactor([]),
-      logger: silentLogger,
-    });
-    await conversations.start();
-    return conversations;
-  };
-  return { conversations: await make(), again: make };
-};
-
-let lastNumber = 0n;
-/** A message `messageId`, replying to `replyTo` when given. */
-const mail = (messageId: string, replyTo?: string): MessageRecord => {
-  lastNumber += 1n;
-  return harden({
-    number: lastNumber,
-    type: 'package',
-    from: 'someone',
-    to: 'fae',
-    date: new Date(0).toISOString(),
-    messageId,
-    ...(replyTo === undefined ? {} : { replyTo }),
-  });
-};
-
-/** What the next request of `turn` carries, as texts. */
-const requestTexts = async (turn: OpenTurn) =>
-  (await turn.prepareRequest(turn.messages, harden([]))).map(message => message.content);
-
-/** Answers `turn` with "answer to <its text>" and finishes it. */
-const answer = async (turn: OpenTurn) => {
-  turn.messages.push(harden({ role: 'assistant', content: `answer to ${turn.messages[0].content}` }));
-  await turn.finish();
-};
+const setUp = (t: ExecutionContext) => setUpConversations(t);
 
 /** Whether `promise` is still pending once everything ready to run has run (a turn of the local daemon included). */
 const pending = async (promise: Promise<unknown>) => {

@@ -6,85 +6,37 @@
 // itself, with no write more.
 import test from 'ava';
 import type { ExecutionContext } from 'ava';
-import type { Provider } from '../providers/types.js';
-import { makeConversations, type OpenTurn } from '../src/conversations/conversations.js';
-import type { GuestPowers, MessageRecord, Ref } from '../src/daemon/endo-types.js';
-import { silentLogger } from '../src/logging/log.js';
-import { makeRedactor } from '../src/logging/redact.js';
-import { makeLocalDaemon } from './support/daemon.js';
+import type { MessageRecord } from '../src/daemon/endo-types.js';
+import { SYSTEM_PROMPT, answer, mail, requestTexts, setUpConversations } from './support/conversation-turns.js';
 import { faultyPowers, makeFaults } from './support/faulty-powers.js';
 import { until } from './support/until.js';
 
-const SYSTEM_PROMPT = 'You are fae.';
 const PAUSE_MS = 20;
 
-const noProvider: Provider = harden({
-  kind: 'openai',
-  model: 'none',
-  chat: async () => {
-    throw Error('no model call was expected');
-  },
-});
-
 /**
- * Conversations on a fresh local daemon's store, whose own copies wait
- * PAUSE_MS; `again()` makes others on the same store, as a restart does.
- * Counts the records stored, and the own copies dismissed.
+ * Conversations whose own copies wait PAUSE_MS; `again()` makes others on
+ * the same store, as a restart does. Counts the records stored, and the
+ * own copies dismissed.
  */
 const setUp = async (t: ExecutionContext) => {
-  const daemon = makeLocalDaemon();
-  t.teardown(() => daemon.stop());
   const faults = makeFaults();
   const stored: string[] = [];
   faults.refuse('storeValue', ([, path]) => {
     if (Array.isArray(path) && path[0] === 'conversations') stored.push(path.join('/'));
     return false;
   });
-  const powers = (await faultyPowers(await daemon.host, faults)) as Ref<GuestPowers>;
   const dismissed: bigint[] = [];
-  const made: ReturnType<typeof makeConversations>[] = [];
-  const make = async () => {
-    const conversations = makeConversations(powers, {
-      provider: noProvider,
-      limits: { contextTokens: 100_000, maxMessages: undefined, maxTranscript: 1_000 },
-      systemPrompt: SYSTEM_PROMPT,
-      redact: makeRedactor([]),
-      logger: silentLogger,
+  const { conversations, again } = await setUpConversations(t, {
+    wrap: powers => faultyPowers(powers, faults),
+    options: {
       dismissOwnCopies: async numbers => {
         dismissed.push(...numbers);
       },
       linkPauseMs: PAUSE_MS,
-    });
-    made.push(conversations);
-    await conversations.start();
-    return conversations;
-  };
-  t.teardown(() => made.forEach(conversations => conversations.stop()));
-  return { conversations: await make(), again: make, stored, dismissed, faults };
-};
-
-let lastNumber = 0n;
-/** A message `messageId` to fae, replying to `replyTo` when given. */
-const mail = (messageId: string, replyTo?: string): MessageRecord => {
-  lastNumber += 1n;
-  return harden({
-    number: lastNumber,
-    type: 'package',
-    from: 'someone',
-    to: 'fae',
-    date: new Date(0).toISOString(),
-    messageId,
-    ...(replyTo === undefined ? {} : { replyTo }),
+    },
   });
+  return { conversations, again, stored, dismissed, faults };
 };
-
-/** Answers `turn` with "answer to <its text>" and finishes it. */
-const answer = async (turn: OpenTurn) => {
-  turn.messages.push(harden({ role: 'assistant', content: `answer to ${turn.messages[0].content}` }));
-  await turn.finish();
-};
-
-const texts = async (turn: OpenTurn) => (await turn.prepareRequest(turn.messages, harden([]))).map(m => m.content);
 
 const sleep = (ms: number) => new Promise(resolve => setTimeout(resolve, ms));
 
@@ -106,7 +58,7 @@ test('copies that no next turn comes for are linked in their latest turn record 
   // Nothing in memory knows the copies now: the store does.
   const restarted = await again();
   const reply = (await restarted.open(mail('bo-again', 'bo-answer'), 'bo', 'about your answer'))!;
-  t.deepEqual(await texts(reply), [SYSTEM_PROMPT, 'bo asks', 'answer to bo asks', 'about your answer']);
+  t.deepEqual(await requestTexts(reply), [SYSTEM_PROMPT, 'bo asks', 'answer to bo asks', 'about your answer']);
   reply.abandon();
 });
 
