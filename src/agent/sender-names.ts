@@ -12,6 +12,7 @@
 //     not kept.
 // What is left is the moment between a rename and fae hearing of it, the
 // same for any reader of the daemon.
+import { createHash } from 'node:crypto';
 import { formulaIdOf } from '../daemon/dialect.js';
 import type { OwnNamesWatch } from '../daemon/own-names.js';
 import { makeRecentMap } from '../recent-map.js';
@@ -26,8 +27,15 @@ export type SenderNames = (from: string) => Promise<readonly string[]>;
 /** What makeSenderNames gives: the lookup, and how many reads it is tracking (for tests of its bound). */
 export type SenderNamesLookup = SenderNames & { readonly readsUnderWay: () => number };
 
+/**
+ * Where a sender's names are kept: 128 bits of a hash of its raw id,
+ * rather than the id itself, some 200 characters kept for each of LIMIT
+ * senders.
+ */
+const keyOf = (id: string) => createHash('sha256').update(id).digest().toString('base64url', 0, 16);
+
 export const makeSenderNames = (read: SenderNames, ownNames: OwnNamesWatch): SenderNamesLookup => {
-  /** Kept names, by the sender's raw id. */
+  /** Kept names, by keyOf the sender's raw id. */
   const known = makeRecentMap<string, readonly string[]>(LIMIT);
   /** What each of fae's top-level names is bound to, as the watch told. */
   const boundTo = new Map<string, string>();
@@ -37,15 +45,16 @@ export const makeSenderNames = (read: SenderNames, ownNames: OwnNamesWatch): Sen
    * bound anew after every turn, and a table of every change ever seen
    * would grow with the mail.
    */
-  const underWay = new Set<{ readonly id: string; stale: boolean }>();
+  const underWay = new Set<{ readonly key: string; stale: boolean }>();
 
   const forgetAll = () => {
     known.clear();
     for (const reading of underWay) reading.stale = true;
   };
   const forget = (id: string) => {
-    known.delete(id);
-    for (const reading of underWay) if (reading.id === id) reading.stale = true;
+    const key = keyOf(id);
+    known.delete(key);
+    for (const reading of underWay) if (reading.key === key) reading.stale = true;
   };
 
   ownNames.listen({
@@ -71,10 +80,10 @@ export const makeSenderNames = (read: SenderNames, ownNames: OwnNamesWatch): Sen
   });
 
   const lookup = async (from: string) => {
-    const id = formulaIdOf(from) ?? from;
-    const kept = known.get(id);
+    const key = keyOf(formulaIdOf(from) ?? from);
+    const kept = known.get(key);
     if (kept !== undefined) return kept;
-    const reading = { id, stale: false };
+    const reading = { key, stale: false };
     const watched = ownNames.isFollowing();
     underWay.add(reading);
     let names: readonly string[];
@@ -86,7 +95,7 @@ export const makeSenderNames = (read: SenderNames, ownNames: OwnNamesWatch): Sen
       underWay.delete(reading);
     }
     if (watched && ownNames.isFollowing() && !reading.stale) {
-      known.set(id, names);
+      known.set(key, names);
     }
     return names;
   };
