@@ -6,7 +6,11 @@
 // or read the daemon refuses is tried again with backoff; meanwhile the
 // totals are counted in memory as ever, and nothing is written over the
 // stored totals before they are read (they are added to what was counted
-// meanwhile).
+// meanwhile). Writes come at most once per WRITE_GAP_MS: the record holds
+// up to 200 correspondents (some 30 KB), and with many correspondents
+// writing, one write per turn was most of what fae sent the daemon; turns
+// that end within the gap are written together (a crash loses at most the
+// last gap's counts).
 import { E } from '@endo/far';
 import { passStyleOf, type Passable } from '@endo/marshal';
 import type { GuestPowers, Ref } from '../daemon/endo-types.js';
@@ -18,12 +22,16 @@ export const USAGE_NAME = 'usage';
 
 const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
+/** The least time between two writes of the totals, in ms. */
+export const WRITE_GAP_MS = 1000;
+
 export interface UsageStoreOptions {
   readonly logger: Logger;
   readonly retryMs?: RetryMs;
+  readonly writeGapMs?: number;
 }
 
-export const makeUsageStore = (powers: Ref<GuestPowers>, ledger: UsageLedger, { logger, retryMs = DEFAULT_RETRY_MS }: UsageStoreOptions) => {
+export const makeUsageStore = (powers: Ref<GuestPowers>, ledger: UsageLedger, { logger, retryMs = DEFAULT_RETRY_MS, writeGapMs = WRITE_GAP_MS }: UsageStoreOptions) => {
   /** The stored totals are read (or there were none): writing replaces nothing unknown. */
   let read = false;
   /** The name holds something that is not fae's (a directory): it is left alone, and nothing is stored. */
@@ -31,6 +39,8 @@ export const makeUsageStore = (powers: Ref<GuestPowers>, ledger: UsageLedger, { 
   let unsaved = false;
   let stopped = false;
   let failures = 0;
+  /** When the last write ended (Date.now()); none yet: long ago. */
+  let lastWriteAt = -Infinity;
   let running: Promise<void> | undefined;
 
   /** Reads what is stored, once, into the ledger. */
@@ -55,12 +65,19 @@ export const makeUsageStore = (powers: Ref<GuestPowers>, ledger: UsageLedger, { 
       read = true;
     }
     if (!unsaved || taken) return;
+    // Turns that end meanwhile are written with this one.
+    const wait = lastWriteAt + writeGapMs - Date.now();
+    // A timer that keeps the process alive, unlike pause(): a write is due.
+    if (wait > 0) await new Promise(resolve => setTimeout(resolve, wait));
+    if (stopped) return;
     unsaved = false;
     try {
       await E(powers).storeValue(ledger.toRecord(), USAGE_NAME);
     } catch (error) {
       unsaved = true;
       throw error;
+    } finally {
+      lastWriteAt = Date.now();
     }
   };
 
