@@ -40,7 +40,6 @@ test('turns that end within the write gap are written together, with all they co
     ledger.record(who, who, 'model', spent);
     store.save();
     // Long enough for a write to start and end, had each turn its own.
-    // eslint-disable-next-line no-await-in-loop
     await aTurnLater();
   }
   t.is(store.state(), 'unsaved');
