@@ -149,7 +149,7 @@ test('a /forget that fails tells the sender plainly and the host why; nothing is
   t.is(await alice.next(), '(Note from fae: I could not forget our conversation, so I still remember it; the host has been told.)');
   t.regex(
     messageText(await nextFromFae()),
-    /^I could not forget a conversation as asked in message #\d+ from an unnamed sender \("\/forget"\): could not forget the conversation: .*refused remove.*try again later\.\n/,
+    /^I could not forget a conversation as asked in message #\d+ from an unnamed sender \(unnamed-[0-9a-f]{8}\) \("\/forget"\): could not forget the conversation: .*refused remove.*try again later\.\n/,
   );
   await alice.say('what is my colour?');
   await alice.next();

@@ -30,7 +30,7 @@ test('an agent answering every answer is paused after FAE_TURNS_PER_MINUTE turns
   // Three model turns, and none for what came after the pause.
   t.is(llm.requests.length, 3);
   const report = messageText(await nextFromFae());
-  t.regex(report, /^Mail from an unnamed sender came faster than a person writes \(3 messages within a minute\)/);
+  t.regex(report, /^Mail from an unnamed sender \(unnamed-[0-9a-f]{8}\) came faster than a person writes \(3 messages within a minute\)/);
   // The host is never paused.
   for (const text of ['one', 'two', 'three', 'four']) {
     await E(host).send('fae', [text], [], []);

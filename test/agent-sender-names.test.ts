@@ -3,7 +3,7 @@
 // after any of them changes.
 import test from 'ava';
 import { E } from '@endo/far';
-import { startFaeInDaemon } from './support/fae-harness.js';
+import { startFaeInDaemon, type Far } from './support/fae-harness.js';
 import { makeScriptedProvider } from './support/scripted-provider.js';
 import { dialect, fromSelf, nextMessage, specialNames } from './support/daemon.js';
 
@@ -38,7 +38,7 @@ test('a sender seen before costs no daemon call; a name given to it afterwards i
   const alice = await E(host).provideGuest('alice', { introducedNames: { fae: 'fae' }, agentName: 'alice-agent' });
   await E(alice).send('fae', ['hello from alice'], [], []);
   await nextMessage(alice, fromSelf(alice), WAIT_MS);
-  t.true(lastUserText().includes('from an unnamed sender:'));
+  t.regex(lastUserText(), /from an unnamed sender \(unnamed-[0-9a-f]{8}\): hello from alice$/);
   const aliceId: string = await E(alice).identify(specialNames.self);
   const seen = logs.length;
   await (dialect === 'feb' ? E(fae).write('alice-friend', aliceId) : E(fae).storeIdentifier('alice-friend', aliceId));
@@ -46,4 +46,30 @@ test('a sender seen before costs no daemon call; a name given to it afterwards i
   await nextMessage(alice, async record => (await fromSelf(alice)(record)) && record.strings?.[0] === 'four', WAIT_MS);
   t.true(lastUserText().includes('from alice-friend:'), lastUserText());
   t.false(logs.slice(seen).some(line => line.includes('names-follow-lost')));
+});
+
+test('senders fae has no name for are told apart, each by the label status() lists it under', async t => {
+  t.timeout(BUSY_TIMEOUT_MS);
+  const llm = makeScriptedProvider([{ text: 'one' }, { text: 'two' }, { text: 'three' }, { text: 'four' }]);
+  const { host, nextFromFae, daemon } = await startFaeInDaemon({ provider: llm.provider });
+  t.teardown(() => daemon.stop());
+  await nextFromFae(WAIT_MS);
+  const guest = (name: string) => E(host).provideGuest(name, { introducedNames: { fae: 'fae' }, agentName: `${name}-agent` });
+  const [alice, bob] = await Promise.all([guest('alice'), guest('bob')]);
+  /** The label the model was told `writer`'s message under, once fae answered it. */
+  const labelOf = async (writer: Far, words: string) => {
+    await E(writer).send('fae', [words], [], []);
+    await nextMessage(writer, fromSelf(writer), WAIT_MS);
+    const text: string = llm.requests.at(-1)?.messages.at(-1)?.content ?? '';
+    const label = /from an unnamed sender \((unnamed-[0-9a-f]{8})\): /.exec(text)?.[1];
+    t.truthy(label, text);
+    return label;
+  };
+  const aliceLabel = await labelOf(alice, 'from alice');
+  const bobLabel = await labelOf(bob, 'from bob');
+  t.not(aliceLabel, bobLabel);
+  t.is(await labelOf(alice, 'alice again'), aliceLabel, 'the same sender, the same label');
+  const status = await E(E(host).lookup('controller-for-fae')).status();
+  const listed: string[] = status.usage.correspondents.map((entry: { name: string }) => entry.name);
+  t.true(listed.includes(aliceLabel!) && listed.includes(bobLabel!), listed.join(', '));
 });

@@ -5,6 +5,7 @@ import './support/lockdown.js';
 import test from 'ava';
 import { readApprovalPolicy, rulesNaming } from '../src/agent/approval-policy.js';
 import { readAnswerValue, readDecision } from '../src/agent/approval-decision.js';
+import { senderWord } from '../src/agent/sender-names.js';
 import { approvalText, durationText } from '../src/agent/approval-text.js';
 import { makeRedactor } from '../src/logging/redact.js';
 
@@ -41,6 +42,12 @@ test('decisions are read leniently; anything else is unclear, saying why', t => 
   t.deepEqual(readDecision('always for alice', ['alice']), { kind: 'always', forAsker: true });
   t.deepEqual(readDecision('always for this correspondent', ['alice']), { kind: 'always', forAsker: true });
   t.deepEqual(readDecision('always for @host', ['@host', 'HOST', 'me']), { kind: 'always', forAsker: true });
+  // A sender fae has no name for, by the label it is shown under.
+  const unnamed = 'an unnamed sender (unnamed-1a2b3c4d)';
+  t.is(senderWord(unnamed), 'unnamed-1a2b3c4d');
+  t.is(senderWord('alice'), 'alice');
+  t.deepEqual(readDecision('always for unnamed-1a2b3c4d', [senderWord(unnamed), unnamed]), { kind: 'always', forAsker: true });
+  t.is(readDecision('always for unnamed-99999999', [senderWord(unnamed), unnamed]).kind, 'unclear');
   const why = (text: unknown) => {
     const decision = readDecision(text, ['alice']);
     return decision.kind === 'unclear' ? decision.why : `not unclear: ${decision.kind}`;

@@ -20,6 +20,7 @@ import type { ApprovalGrants, GrantedTool } from './approval-grants.js';
 import type { ApprovalChannel } from './approval-channel.js';
 import { readDecision } from './approval-decision.js';
 import { approvalText, argumentsSummary, durationText } from './approval-text.js';
+import { senderWord } from './sender-names.js';
 
 /** The turn a call is made in. */
 export interface ApprovalTurn {
@@ -111,7 +112,7 @@ const decide = async (
   started: number,
 ): Promise<ApprovalOutcome> => {
   const { turn } = ask;
-  const decision = readDecision(answer.decision, [turn.sender, ...(turn.fromHost ? ['HOST', 'host', 'me'] : [])]);
+  const decision = readDecision(answer.decision, [senderWord(turn.sender), turn.sender, ...(turn.fromHost ? ['HOST', 'host', 'me'] : [])]);
   const reason = answer.reason.trim();
   if (decision.kind === 'approve') {
     audit(ask, 'approved', 'host', started, reason);
@@ -167,13 +168,13 @@ export const makeApprovals = ({ powers, policy, grants, channel, logger, redact,
     const { name, turn } = ask;
     const started = Date.now();
     const call = { tool: name, ...origin, args: ask.args, asker: turn.sender, askerIsHost: turn.fromHost, message: turn.message, tag: newTag() };
-    const text = approvalText(call, { redact, waitText: durationText(timeoutMs), answering: channel.answering(turn.sender, name) });
+    const text = approvalText(call, { redact, waitText: durationText(timeoutMs), answering: channel.answering(senderWord(turn.sender), name) });
     ask.onWait?.(name);
     const unpark = ask.park?.();
     waiting += 1;
     let asked: ReturnType<ApprovalChannel['ask']> | undefined;
     try {
-      asked = channel.ask(text, turn.sender);
+      asked = channel.ask(text, senderWord(turn.sender));
       const answer = await unlessGivenUp(asked.answer, { timeoutMs, describe: () => 'no answer', signal: ask.signal });
       return await decide({ grants, tellHost, audit }, ask, answer, tool, started);
     } catch (error) {

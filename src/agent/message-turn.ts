@@ -60,7 +60,8 @@ export interface MessageTurnOptions {
   readonly deliver: Deliver;
   /** Dismisses a message; resolves whether it is gone. */
   readonly dismiss: (number: bigint) => Promise<boolean>;
-  readonly describeSender: (from: string) => Promise<string>;
+  /** How the sender `from` (correspondent `correspondent`) is named to the model and the host. */
+  readonly describeSender: (from: string, correspondent: string) => Promise<string>;
   readonly correspondentOf: (message: MessageRecord) => string;
   /** Whether `message` is fae's own copy of what it sent (its `from` is fae). */
   readonly isOwn: (message: MessageRecord) => boolean;
@@ -359,7 +360,7 @@ export const makeMessageTurns = (options: MessageTurnOptions) => {
     const earlier = options.editable?.take(number);
     const progress = options.progress.start(message, earlier);
     const discover = turnToolsOf(options, state);
-    const [sender, tools] = await Promise.all([options.describeSender(message.from), discover()]);
+    const [sender, tools] = await Promise.all([options.describeSender(message.from, state.correspondent), discover()]);
     logger.event('message-received', { message: number, from: sender, type: message.type });
     events.emit({ type: 'turn-started', message: number, from: sender });
     const subject = subjectOf(message, sender, options.isFromHost(message), options.redact);

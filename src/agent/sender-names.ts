@@ -16,6 +16,7 @@ import { createHash } from 'node:crypto';
 import { formulaIdOf } from '../daemon/dialect.js';
 import type { OwnNamesWatch } from '../daemon/own-names.js';
 import { makeRecentMap } from '../recent-map.js';
+import { correspondentKeyOf, unnamedLabel } from '../usage/usage-ledger.js';
 
 /** Senders remembered at most; those seen least recently go first. */
 const LIMIT = 1024;
@@ -107,11 +108,16 @@ harden(makeSenderNames);
 const UNNAMED_SENDER = 'an unnamed sender';
 const UNKNOWN_SENDER = 'an unknown sender';
 
-/** How the model is told who wrote: the sender's first pet name, or what fae knows of them. */
-export const describeWith = (senderNames: SenderNames) => async (from: string) => {
+/**
+ * How the model and the host are told who wrote: the sender's first pet
+ * name, or what fae knows of them. Senders fae has no name for are told
+ * apart by the label status() shows them under ("an unnamed sender
+ * (unnamed-1a2b3c4d)"), the same for a sender every time.
+ */
+export const describeWith = (senderNames: SenderNames) => async (from: string, correspondent: string) => {
   try {
     const names = await senderNames(from);
-    return names[0] ?? UNNAMED_SENDER;
+    return names[0] ?? `${UNNAMED_SENDER} (${unnamedLabel(correspondentKeyOf(correspondent))})`;
   } catch {
     return UNKNOWN_SENDER;
   }
@@ -120,5 +126,13 @@ harden(describeWith);
 
 /** The pet name in a description describeWith gave, if it is one (a pet name has no spaces). */
 export const petNameIn = (description: string): string | undefined =>
-  description === UNNAMED_SENDER || description === UNKNOWN_SENDER ? undefined : description;
+  description.startsWith(UNNAMED_SENDER) || description === UNKNOWN_SENDER ? undefined : description;
 harden(petNameIn);
+
+/**
+ * A sender described by describeWith, in one word the host can type ("always
+ * for …"): its pet name, or the label of an unnamed sender.
+ */
+export const senderWord = (description: string): string =>
+  /^an unnamed sender \((unnamed-[0-9a-f]{8})\)$/.exec(description)?.[1] ?? description;
+harden(senderWord);

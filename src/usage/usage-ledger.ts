@@ -69,6 +69,10 @@ export const correspondentKeyOf = (correspondent: string) => {
 };
 harden(correspondentKeyOf);
 
+/** How a correspondent fae has no pet name for is shown (its key from correspondentKeyOf): the same in status() and in fae's texts. */
+export const unnamedLabel = (key: string) => `unnamed-${key.slice(0, 8)}`;
+harden(unnamedLabel);
+
 interface CorrespondentTotals {
   name: string | undefined;
   totals: UsageTotals;
@@ -227,7 +231,7 @@ export const makeUsageLedger = ({ pricesFor, now = () => new Date() }: {
         since,
         total: shown(all),
         models: [...models].map(([model, { totals }]) => ({ model, ...shown(totals) })),
-        correspondents: listed.map(([key, { name, totals }]) => ({ name: name ?? `unnamed-${key.slice(0, 8)}`, ...shown(totals) })),
+        correspondents: listed.map(([key, { name, totals }]) => ({ name: name ?? unnamedLabel(key), ...shown(totals) })),
         others: { correspondents: otherCount + byTokens.length - listed.length, ...shown(rest) },
       });
     },
