@@ -301,6 +301,48 @@ test('with a full backlog fae reads no more mail until a turn takes one up, and 
   await following;
 });
 
+test('a turn just started goes first: fae reads on once it has answered, or while it waits', async t => {
+  const { daemon, push } = makeFedReader();
+  const cancel = makePromiseKit<Error>();
+  let pulled = 0;
+  const counted = {
+    ...daemon,
+    followMessages: () => {
+      const iterator = daemon.followMessages();
+      return { ...iterator, next: () => ((pulled += 1), iterator.next()) };
+    },
+  };
+  const seen: string[] = [];
+  const later = makePromiseKit<void>();
+  const following = followInbox(counted as typeof daemon, {
+    cancelled: makeCancellation(cancel.promise),
+    onMessage: async (m, signals) => {
+      if (m.number === 1n) {
+        // The turn's own work, however many steps, comes before any further read.
+        for (let i = 0; i < 20; i += 1) await null;
+        seen.push(`1 answers after ${pulled} read`);
+        signals.answered();
+        await later.promise;
+      } else {
+        seen.push(`${m.number} starts while 1 waits`);
+      }
+      return 'answered';
+    },
+    laneOf: m => String(m.number),
+    concurrency: 2,
+  });
+  push(message(1n, 'one'), message(2n, 'two'));
+  await settle();
+  t.deepEqual(seen, ['1 answers after 1 read', '2 starts while 1 waits']);
+  // A turn that waits (here, on the test) does not hold up the reading either.
+  push(message(3n, 'three'));
+  await settle();
+  t.deepEqual(seen.slice(2), ['3 starts while 1 waits']);
+  later.resolve();
+  cancel.resolve(Error('cancelled'));
+  await following;
+});
+
 /** followInbox with concurrency 2, lanes by sender; each turn waits until the test lets it end. */
 const followConcurrently = (reader: ReturnType<typeof makeFedReader>, concurrency = 2) => {
   const cancelled = makePromiseKit<Error>();

@@ -37,6 +37,12 @@ export interface TurnSignals {
    * puts more turns at work than the limit for a while).
    */
   readonly park: () => () => void;
+  /**
+   * The turn's answer is out (or none will be sent): the inbox, which
+   * reads no further while a turn it just started has not yielded, reads
+   * on. A turn that never says so lets the inbox read on when it ends.
+   */
+  readonly answered: () => void;
 }
 
 /**
@@ -186,6 +192,9 @@ const makeMailState = (onSetAside?: (message: InboxMessage) => void) => {
 };
 type MailState = ReturnType<typeof makeMailState>;
 
+/** Resolves once the work queued now (promise reactions, I/O callbacks) has run. */
+const afterPendingWork = () => new Promise<void>(resolve => setImmediate(resolve));
+
 /** Reads the daemon's reader until it ends or fae halts, sorting each message. */
 const readMail = async (
   reader: AsyncIterator<InboxMessage>,
@@ -193,7 +202,8 @@ const readMail = async (
   { waiting, over, revisable, running }: MailState,
   { halt, arrived, taken, intercept, onOwnMessage, onIgnoredEdit, isEditable }: {
     readonly halt: Promise<typeof STOP>;
-    readonly arrived: () => void;
+    /** A message waits for its turn; when the turn it started at once has answered, if it did. */
+    readonly arrived: () => Promise<unknown> | undefined;
     readonly taken: () => Promise<void>;
     readonly intercept?: (message: InboxMessage) => boolean;
     readonly onOwnMessage?: (message: InboxMessage) => void;
@@ -201,11 +211,23 @@ const readMail = async (
     readonly isEditable?: (number: bigint) => boolean;
   },
 ) => {
+  /** When the turn the last message read started has answered (or ended), if it started one. */
+  let started: Promise<unknown> | undefined;
   for (;;) {
     if (waiting.finished() >= BACKLOG_LIMIT) {
       // eslint-disable-next-line no-await-in-loop -- nothing more is read until a turn takes one up
       if ((await Promise.race([taken(), halt])) === STOP) return;
       continue;
+    }
+    if (started !== undefined) {
+      // The turn the last message started goes first: the next read waits
+      // until that turn has answered or has yielded (to wait on its model,
+      // say), so reading ahead never holds up its answer, and goes on while
+      // it waits.
+      const first = started;
+      started = undefined;
+      // eslint-disable-next-line no-await-in-loop -- one read at a time
+      if ((await Promise.race([first, afterPendingWork(), halt])) === STOP) return;
     }
     // eslint-disable-next-line no-await-in-loop -- the reader yields one at a time
     const next = await Promise.race([reader.next(), halt]);
@@ -221,14 +243,14 @@ const readMail = async (
       }
     } else if (waiting.has(number)) {
       waiting.set(number, message);
-      arrived();
+      started = arrived();
     } else if (over.has(number)) {
       const known = revisable.get(number);
       if (known !== undefined && isRevision(known, message)) {
         revisable.set(number, seenOf(message));
         if (isEditable?.(number)) {
           waiting.set(number, message);
-          arrived();
+          started = arrived();
         } else {
           onIgnoredEdit?.(message);
         }
@@ -240,7 +262,7 @@ const readMail = async (
       over.add(number);
     } else {
       waiting.set(number, message);
-      arrived();
+      started = arrived();
     }
   }
 };
@@ -314,14 +336,18 @@ export const followInbox = async (
     const turn: Running = { number: ready.number, lane, seen: seenOf(ready), revised: makePromiseKit<InboxMessage>() };
     running.set(turn.number, turn);
     busyLanes.add(lane);
-    onMessage(ready, harden({ revised: turn.revised.promise, park })).then(
-      end => ended(turn, ready, end),
+    const answered = makePromiseKit<void>();
+    const end = onMessage(ready, harden({ revised: turn.revised.promise, park, answered: () => answered.resolve() })).then(
+      outcome => ended(turn, ready, outcome),
       // A turn that throws stops fae, as the reader's failure does.
       error => halt.reject(error),
     );
+    return Promise.race([answered.promise, end]);
   };
 
-  const schedule = async () => {
+  /** Starts the turns of the messages ready for one; when the first started has answered, if any. */
+  const startReady = () => {
+    let first: Promise<void> | undefined;
     for (;;) {
       const lanes = new Map<bigint, string>();
       const free = (message: InboxMessage) => {
@@ -330,10 +356,15 @@ export const followInbox = async (
         return !busyLanes.has(lane);
       };
       const ready = running.size - parked < concurrency ? waiting.nextFinished(free) : undefined;
-      if (ready !== undefined) {
-        start(ready, lanes.get(ready.number) ?? '');
-        continue;
-      }
+      if (ready === undefined) return first;
+      const answered = start(ready, lanes.get(ready.number) ?? '');
+      first ??= answered;
+    }
+  };
+
+  const schedule = async () => {
+    for (;;) {
+      startReady();
       if (readerEnded && running.size === 0) return;
       // eslint-disable-next-line no-await-in-loop -- nothing to do until mail arrives or a turn ends
       if ((await Promise.race([wake.promise, halt.promise])) === STOP) return;
@@ -343,7 +374,8 @@ export const followInbox = async (
 
   const reading = readMail(reader, daemon, mail, {
     halt: halt.promise,
-    arrived: () => wake.resolve(),
+    // A turn starts as its message arrives, before anything else is read.
+    arrived: startReady,
     taken: () => taken.promise,
     intercept,
     onOwnMessage,

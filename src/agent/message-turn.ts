@@ -353,7 +353,7 @@ export const makeMessageTurns = (options: MessageTurnOptions) => {
     message: InboxMessage,
     state: TurnState,
     stop: ReturnType<typeof turnCancellation>,
-    park: TurnSignals['park'],
+    { park, answered }: Pick<TurnSignals, 'park' | 'answered'>,
   ) => {
     const { number } = message;
     // An edit of a message answered before: its answer is edited into the new one.
@@ -388,7 +388,7 @@ export const makeMessageTurns = (options: MessageTurnOptions) => {
     } catch (error) {
       closing = failedClosing(options, error, subject);
     }
-    return close(message, { state, turn, progress, earlier, subject }, closing);
+    return close(message, { state, turn, progress, earlier, subject, onAnswered: answered }, closing);
   };
 
   /** Runs the turn of `message`; how it ended, for the inbox. */
@@ -397,7 +397,7 @@ export const makeMessageTurns = (options: MessageTurnOptions) => {
     // A revision before the answer stops the turn; it is redone on the final text.
     const stop = turnCancellation(options.cancelled, signals, () => state.answered);
     try {
-      return await handleTurn(message, state, stop, signals.park);
+      return await handleTurn(message, state, stop, signals);
     } finally {
       stop.end();
       states.close(state);

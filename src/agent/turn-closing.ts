@@ -36,6 +36,8 @@ export interface Closer {
   readonly earlier: Promise<bigint | undefined> | undefined;
   /** Its message, and whether the host sent it. */
   readonly subject: Subject;
+  /** Told once the answer is out (or none will be), before the turn is stored. */
+  readonly onAnswered?: () => void;
 }
 
 /** An answer whose own copy is not known. */
@@ -72,7 +74,7 @@ export const makeTurnClosing = (options: MessageTurnOptions) => {
    * the store replays the message after a restart, so the sender may hear
    * twice, never not at all.
    */
-  const close = async (message: InboxMessage, { state, turn, progress, earlier, subject }: Closer, closing: Closing) => {
+  const close = async (message: InboxMessage, { state, turn, progress, earlier, subject, onAnswered }: Closer, closing: Closing) => {
     const notices = [
       ...(closing.notices ?? []),
       ...(state.forgetFailure === undefined ? [] : [forgetFailedNotice(state.forgetFailure, subject)]),
@@ -85,6 +87,7 @@ export const makeTurnClosing = (options: MessageTurnOptions) => {
       answer = (await sendAnswer(message, progress, text))?.copy;
       if (answer !== undefined) events.emit({ type: 'answered', message: message.number });
     }
+    onAnswered?.();
     // What the turn cost is written now, not before: its write would hold up the answer's.
     options.usage.save();
     const { editable } = options;
