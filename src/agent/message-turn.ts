@@ -147,13 +147,23 @@ const turnToolsOf = (options: MessageTurnOptions, state: TurnState) => {
 };
 
 
-/** What a turn's model calls spent, counted for status(), the budget and its correspondent's usage. */
-const spend = ({ tally, usage, budget }: MessageTurnOptions, spent: TurnUsage, state: TurnState, sender: string) => {
+/** What a turn's model calls spent, counted for status(). */
+const countTokens = ({ tally }: MessageTurnOptions, spent: TurnUsage) => {
   tally.inputTokens += spent.inputTokens;
   tally.outputTokens += spent.outputTokens;
+};
+
+/** What a turn's model calls spent, counted against its correspondent's budget and in its usage; the totals. */
+const charge = ({ usage, budget }: MessageTurnOptions, spent: TurnUsage, state: TurnState, sender: string) => {
   budget.spend(state.correspondent, spent.inputTokens + spent.outputTokens);
   // Stored once the turn has answered (turn-closing.ts): the answer waits for nothing.
   return usage.turn(state.correspondent, petNameIn(sender), spent);
+};
+
+/** What a turn's model calls spent, counted for status(), the budget and its correspondent's usage. */
+const spend = (options: MessageTurnOptions, spent: TurnUsage, state: TurnState, sender: string) => {
+  countTokens(options, spent);
+  charge(options, spent, state, sender);
 };
 
 /**
@@ -181,7 +191,13 @@ const approverOf = (
     approvals.gate({ name, args, tools, turn, signal, onWait, park });
 };
 
-/** Counts the finished loop, for status() and its correspondent's usage, and logs it. */
+/**
+ * Counts the finished loop for status(), before its answer, so that
+ * status() agrees with what was answered. What it cost is charged (the
+ * budget, its correspondent's usage) and logged by the function returned,
+ * which the closing calls once the answer is out: none of it holds up
+ * the answer, and it is done before fae reads its next message.
+ */
 const tallied = (
   options: MessageTurnOptions,
   outcome: Exclude<TurnOutcome, { kind: 'cancelled' }>,
@@ -189,19 +205,21 @@ const tallied = (
   sender: string,
 ) => {
   const { tally, logger } = options;
-  // Counted before answering, so status() agrees with what was answered.
   tally.handledMessages += 1;
-  const totals = spend(options, outcome.usage, state, sender);
-  logger.event('turn-finished', {
-    message: state.number,
-    outcome: outcome.kind,
-    iterations: outcome.iterations,
-    requests: outcome.usage.requests,
-    inputTokens: outcome.usage.inputTokens,
-    cachedInputTokens: outcome.usage.cachedInputTokens,
-    outputTokens: outcome.usage.outputTokens,
-    ...(totals.unpricedRequests === 0 && totals.requests > 0 ? { costUsd: Math.round(totals.costUsd * 1e6) / 1e6 } : {}),
-  });
+  countTokens(options, outcome.usage);
+  return () => {
+    const totals = charge(options, outcome.usage, state, sender);
+    logger.event('turn-finished', {
+      message: state.number,
+      outcome: outcome.kind,
+      iterations: outcome.iterations,
+      requests: outcome.usage.requests,
+      inputTokens: outcome.usage.inputTokens,
+      cachedInputTokens: outcome.usage.cachedInputTokens,
+      outputTokens: outcome.usage.outputTokens,
+      ...(totals.unpricedRequests === 0 && totals.requests > 0 ? { costUsd: Math.round(totals.costUsd * 1e6) / 1e6 } : {}),
+    });
+  };
 };
 
 
@@ -323,8 +341,8 @@ export const makeMessageTurns = (options: MessageTurnOptions) => {
       throw error;
     });
     if (outcome.kind !== 'cancelled') {
-      tallied(options, outcome, state, sender);
-      return closingOf(outcome, state, subject);
+      const charged = tallied(options, outcome, state, sender);
+      return { ...closingOf(outcome, state, subject), charged };
     }
     // Not handled: after a restart the message is replayed, so it is
     // neither stored nor dismissed.

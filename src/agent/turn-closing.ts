@@ -26,6 +26,8 @@ export interface Closing {
   readonly notices?: readonly Notice[];
   /** What fae says stands for the turn in its conversation: the model gave no answer. */
   readonly noted?: boolean;
+  /** Charges what the turn's model calls cost and logs it, once the answer is out (message-turn.ts). */
+  readonly charged?: () => void;
 }
 
 /** What closing a turn needs: its state, its conversation's turn, its progress, the answer it replaces. */
@@ -81,13 +83,18 @@ export const makeTurnClosing = (options: MessageTurnOptions) => {
     ];
     const text = wordsOf(closing, notices, subject);
     let answer: Promise<bigint | undefined> | undefined;
-    if (text === undefined) {
-      await progress.answeredElsewhere();
-    } else {
-      answer = (await sendAnswer(message, progress, text))?.copy;
-      if (answer !== undefined) events.emit({ type: 'answered', message: message.number });
+    try {
+      if (text === undefined) {
+        await progress.answeredElsewhere();
+      } else {
+        answer = (await sendAnswer(message, progress, text))?.copy;
+        if (answer !== undefined) events.emit({ type: 'answered', message: message.number });
+      }
+    } finally {
+      // What the turn cost is charged before fae reads on (inbox.ts).
+      closing.charged?.();
+      onAnswered?.();
     }
-    onAnswered?.();
     // What the turn cost is written now, not before: its write would hold up the answer's.
     options.usage.save();
     const { editable } = options;
