@@ -45,7 +45,16 @@ export const makeRedactor = (secrets: readonly (string | undefined)[]): Redact =
   const patterns = CREDENTIAL_PATTERNS.map(
     ([source, flags]) => new RegExp(source, flags),
   );
+  // Whether anything in a text could need blanking, in one pass: every
+  // pattern above, ignoring case (so it finds all they find, and maybe
+  // more). Most texts (log lines, answers) hold nothing, and the passes
+  // that blank are then skipped.
+  const anything = new RegExp(
+    [...(byValue === undefined ? [] : [byValue.source]), ...CREDENTIAL_PATTERNS.map(([source]) => source)].join('|'),
+    'i',
+  );
   const redact = (text: string) => {
+    if (!anything.test(text)) return text;
     let out = byValue ? text.replace(byValue, REDACTED) : text;
     for (const pattern of patterns) {
       out = out.replace(pattern, (match, prefix?: string) =>
