@@ -10,6 +10,7 @@ import type { GuestPowers, Ref } from '../daemon/endo-types.js';
 import type { DiscoveredTools, FaeTool } from './tools.js';
 import { TOOLS_DIRECTORY } from './tools.js';
 import { formulaIdOf } from '../daemon/dialect.js';
+import { callNear } from '../daemon/near-call.js';
 import type { JsonSchema } from '../../providers/types.js';
 import { toMessageNumber } from './tool-arguments.js';
 import { readNamePath, readString, readStringArray } from './built-in-arguments.js';
@@ -121,10 +122,8 @@ const makePetNameTools = (
         },
         [],
         async args =>
-          // The view takes either spelling of a special name.
-          args.path === undefined || args.path === null || args.path === ''
-            ? E(powers).list()
-            : E(powers).list(...readNamePath(args, 'path')),
+          // The view takes either spelling of a special name; it is fae's own, called at once (near-call.ts).
+          callNear(powers, 'list', args.path === undefined || args.path === null || args.path === '' ? [] : readNamePath(args, 'path')),
       ),
     ],
     [

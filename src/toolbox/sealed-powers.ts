@@ -20,6 +20,7 @@ import { q } from '@endo/errors';
 import type { GuestPowers, NameOrPath, Ref } from '../daemon/endo-types.js';
 import type { DaemonAdapter } from '../daemon/adapter.js';
 import { formulaIdOf } from '../daemon/dialect.js';
+import { callNear } from '../daemon/near-call.js';
 import { rejectionText } from './rejection-text.js';
 
 /** A top-level name of fae's directory that no tool may reach. */
@@ -241,9 +242,10 @@ export const makeSealedPowers = (
       return found === undefined ? E(powers).identify(...asked.path) : found.identified(asked.path);
     },
     list: async (...path) => {
-      if (segmentsOf(path).length === 0) return withoutSealed(await E(powers).list());
+      // Through fae's view of its powers (redacted-mail.ts), called at once (near-call.ts).
+      if (segmentsOf(path).length === 0) return withoutSealed(await callNear(await powers, 'list', []));
       const { paths: [asked], found } = await resolveAll([[path, 'read']]);
-      const names = await E(powers).list(...asked.path);
+      const names: string[] = await callNear(await powers, 'list', asked.path);
       return found?.isOwnDirectory(asked.path) ? withoutSealed(names) : names;
     },
     // Written.

@@ -9,6 +9,7 @@
 import { randomUUID } from 'node:crypto';
 import { E } from '@endo/far';
 import type { FaeToolMethods, Ref } from '../daemon/endo-types.js';
+import { callNear } from '../daemon/near-call.js';
 
 type Tool = Ref<FaeToolMethods>;
 type Args = Readonly<Record<string, unknown>>;
@@ -38,7 +39,8 @@ harden(offersCancellation);
 
 /** Calls `tool` with `callId` if it offers cancellation, without otherwise. */
 export const executeWithCallId = async (tool: Tool, args: Args, callId: string): Promise<unknown> =>
-  (await offersCancellation(tool)) ? E(tool).execute(args, callId) : E(tool).execute(args);
+  // A built-in (an exo of fae's own) is called at once (near-call.ts).
+  callNear(tool, 'execute', (await offersCancellation(tool)) ? [args, callId] : [args]);
 harden(executeWithCallId);
 
 /** Tells `tool` to stop the call `callId`, if it offers cancellation; never rejects. */
