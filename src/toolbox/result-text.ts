@@ -4,9 +4,22 @@
 import { passableAsJustin, passStyleOf } from '@endo/marshal';
 import type { Passable } from '@endo/marshal';
 
+/** A list of strings and nothing else (no holes, which Justin refuses). */
+const isStringList = (value: unknown): value is readonly string[] => {
+  if (!Array.isArray(value)) return false;
+  for (let i = 0; i < value.length; i += 1) {
+    if (typeof value[i] !== 'string') return false;
+  }
+  return true;
+};
+
 export const resultAsText = (value: unknown): string => {
   if (typeof value === 'string') {
     return value;
+  }
+  if (isStringList(value)) {
+    // What list, lookup and most directory tools return: Justin writes it as JSON does.
+    return JSON.stringify(value);
   }
   try {
     // The boundary with arbitrary tool output: checked by passStyleOf.
