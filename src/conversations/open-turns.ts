@@ -91,7 +91,7 @@ export const makeTurnOpening = ({ memory, lines, threads, links, requests, redac
     conversation.turns.push({ seq, messageId, messages: kept, sent });
     for (const id of sent) held.noteId(id, conversation.key);
     conversation.unstored += 1;
-    conversation.opening = undefined;
+    requests.extend(conversation, kept);
     await sync.catchUp(conversation);
     if (!behindInTurns(conversation)) await links.release(copies);
   };

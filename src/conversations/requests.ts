@@ -86,6 +86,21 @@ export const makeRequests = ({ limits, systemMessage, compact, meter }: Requests
     return conversation.opening;
   };
 
+  /**
+   * A turn of `messages` was added to `conversation`: an opening already
+   * made grows by them rather than being made afresh from every turn (and
+   * every message measured again) at the next request.
+   */
+  const extend = (conversation: Conversation, messages: readonly ChatMessage[]) => {
+    const { opening } = conversation;
+    if (opening === undefined) return;
+    conversation.opening = Object.freeze({
+      messages: frozenList([...opening.messages, ...messages]),
+      tokens: opening.tokens + estimateMessages(messages),
+      count: opening.count + messages.length,
+    });
+  };
+
   /** The whole conversation with `current` after it, measured. */
   const measure = (conversation: Conversation, current: readonly ChatMessage[], schemas: readonly ToolSchema[]) => {
     const opening = openingOf(conversation);
@@ -144,7 +159,7 @@ export const makeRequests = ({ limits, systemMessage, compact, meter }: Requests
     });
   };
 
-  return harden({ headOf, prepare });
+  return harden({ headOf, prepare, extend });
 };
 harden(makeRequests);
 export type Requests = ReturnType<typeof makeRequests>;
