@@ -73,6 +73,8 @@ export const makeFaeEvents = (): FaeEvents => {
 
   return harden({
     emit: (event: FaeEvent) => {
+      // Nobody follows (the common case in the daemon): nothing to make.
+      if (followers.size === 0) return;
       const hardened = harden(event);
       for (const take of followers) take(hardened);
     },
