@@ -16,7 +16,7 @@ import { toMessageNumber } from './tool-arguments.js';
 import { readNamePath, readString, readStringArray } from './built-in-arguments.js';
 import type { DaemonAdapter } from '../daemon/adapter.js';
 import { assertSaysSomething } from './message-content.js';
-import { EDGE_NAMES, PET_NAMES, STRINGS, builtInSchema } from './built-in-tool.js';
+import { EDGE_NAMES, PET_NAMES, STRINGS, builtInSchema, withOwnExecute } from './built-in-tool.js';
 import type { BuiltInToolHooks } from './built-in-tools.js';
 
 type Args = Readonly<Record<string, unknown>>;
@@ -35,11 +35,13 @@ const makeBuiltInTool = (
   execute: (args: Args) => Promise<unknown>,
 ): FaeTool => {
   const schema = builtInSchema(name, description, parameters, required);
-  return makeExo(`${name}BuiltIn`, FaeToolInterface, {
+  const run = async (args: Args) => harden(await execute(args));
+  const tool = makeExo(`${name}BuiltIn`, FaeToolInterface, {
     schema: () => schema,
-    execute: async (args: Args) => harden(await execute(args)),
+    execute: run,
     help: () => description,
   });
+  return withOwnExecute(tool, run);
 };
 
 const MESSAGE_NUMBER: JsonSchema = {

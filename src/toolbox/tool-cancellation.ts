@@ -10,6 +10,7 @@ import { randomUUID } from 'node:crypto';
 import { E } from '@endo/far';
 import type { FaeToolMethods, Ref } from '../daemon/endo-types.js';
 import { callNear } from '../daemon/near-call.js';
+import { ownExecuteOf } from './built-in-tool.js';
 
 type Tool = Ref<FaeToolMethods>;
 type Args = Readonly<Record<string, unknown>>;
@@ -38,9 +39,13 @@ export const offersCancellation = (tool: Tool): Promise<boolean> => {
 harden(offersCancellation);
 
 /** Calls `tool` with `callId` if it offers cancellation, without otherwise. */
-export const executeWithCallId = async (tool: Tool, args: Args, callId: string): Promise<unknown> =>
-  // A built-in (an exo of fae's own) is called at once (near-call.ts).
-  callNear(tool, 'execute', (await offersCancellation(tool)) ? [args, callId] : [args]);
+export const executeWithCallId = async (tool: Tool, args: Args, callId: string): Promise<unknown> => {
+  // A built-in runs its own execute (built-in-tool.ts); it cancels nothing.
+  const own = ownExecuteOf(tool);
+  if (own !== undefined) return own(args);
+  // Another exo of fae's own is called at once (near-call.ts), anything else by E().
+  return callNear(tool, 'execute', (await offersCancellation(tool)) ? [args, callId] : [args]);
+};
 harden(executeWithCallId);
 
 /** Tells `tool` to stop the call `callId`, if it offers cancellation; never rejects. */
