@@ -54,8 +54,26 @@ const hash64 = (text: string): string => {
   return `${high.toString(16).padStart(8, '0')}${low.toString(16).padStart(8, '0')}`;
 };
 
+/**
+ * Prefixes made lately, by correspondent: the same one is taken several
+ * times for every message (its lane, its thread, its store), and hashing
+ * a correspondent's id (some 260 characters) each time was a part of a
+ * turn's start. A pure function's answers, so faes sharing a worker may
+ * share them.
+ */
+const prefixes = new Map<string, string>();
+const PREFIXES_KEPT = 256;
+
 /** The prefix shared by every stored conversation of a correspondent. */
-export const correspondentPrefix = (correspondent: string) => `${hash64(correspondent)}-`;
+export const correspondentPrefix = (correspondent: string) => {
+  let prefix = prefixes.get(correspondent);
+  if (prefix === undefined) {
+    prefix = `${hash64(correspondent)}-`;
+    prefixes.set(correspondent, prefix);
+    if (prefixes.size > PREFIXES_KEPT) prefixes.delete(prefixes.keys().next().value as string);
+  }
+  return prefix;
+};
 harden(correspondentPrefix);
 
 /** A pet name, e.g. "3f2a…-9c01…" (33 characters of [0-9a-f-]). */
