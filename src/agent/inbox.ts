@@ -24,6 +24,7 @@ import type { DaemonAdapter, InboxMessage } from '../daemon/adapter.js';
 import type { Cancellation } from './cancellation.js';
 import { makeCancellation } from './cancellation.js';
 import { makeNumberSet } from './number-set.js';
+import { makeLocalKit, type LocalKit } from '../local-kit.js';
 
 /** What a turn is told about its message while it runs. */
 export interface TurnSignals {
@@ -168,7 +169,7 @@ interface Running {
   readonly number: bigint;
   readonly lane: string;
   seen: Seen;
-  readonly revised: ReturnType<typeof makePromiseKit<InboxMessage>>;
+  readonly revised: LocalKit<InboxMessage>;
   latest?: InboxMessage;
 }
 
@@ -289,9 +290,9 @@ export const followInbox = async (
   const { waiting, over, revisable, running } = mail;
   let readerEnded = false;
   // Resolved when mail arrives or a turn ends: the scheduler looks again.
-  let wake = makePromiseKit<void>();
+  let wake = makeLocalKit<void>();
   // Resolved when a turn takes a message up, so a full backlog reads on.
-  let taken = makePromiseKit<void>();
+  let taken = makeLocalKit<void>();
   const busyLanes = new Set<string>();
   /** Turns running that wait (park), whose places others may take. */
   let parked = 0;
@@ -332,11 +333,11 @@ export const followInbox = async (
   const start = (ready: InboxMessage, lane: string) => {
     waiting.delete(ready.number);
     taken.resolve();
-    taken = makePromiseKit<void>();
-    const turn: Running = { number: ready.number, lane, seen: seenOf(ready), revised: makePromiseKit<InboxMessage>() };
+    taken = makeLocalKit<void>();
+    const turn: Running = { number: ready.number, lane, seen: seenOf(ready), revised: makeLocalKit<InboxMessage>() };
     running.set(turn.number, turn);
     busyLanes.add(lane);
-    const answered = makePromiseKit<void>();
+    const answered = makeLocalKit<void>();
     const end = onMessage(ready, harden({ revised: turn.revised.promise, park, answered: () => answered.resolve() })).then(
       outcome => ended(turn, ready, outcome),
       // A turn that throws stops fae, as the reader's failure does.
@@ -368,7 +369,7 @@ export const followInbox = async (
       if (readerEnded && running.size === 0) return;
       // eslint-disable-next-line no-await-in-loop -- nothing to do until mail arrives or a turn ends
       if ((await Promise.race([wake.promise, halt.promise])) === STOP) return;
-      wake = makePromiseKit<void>();
+      wake = makeLocalKit<void>();
     }
   };
 
@@ -426,7 +427,7 @@ export const turnCancellation = (
   // revision (mostly never) would keep every turn, and all it reached,
   // alive for good. Ending the turn settles the race; that outcome
   // cancels nothing.
-  const ended = makePromiseKit<undefined>();
+  const ended = makeLocalKit<undefined>();
   const outcome = Promise.race([cancelled.promise, byRevision, ended.promise]);
   const reason = outcome.then(error => error ?? new Promise<never>(() => {}));
   return harden({

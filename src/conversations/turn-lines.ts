@@ -7,7 +7,7 @@
 // message still waiting in line finds that message's thread. Threads
 // never span correspondents, so one correspondent's slow lookup (a stored
 // conversation read back) delays no one else's mail.
-import { makePromiseKit } from '@endo/promise-kit';
+import { makeLocalKit } from '../local-kit.js';
 import { makeKeyedQueue } from './keyed-queue.js';
 import { conversationKey } from './threads.js';
 
@@ -51,7 +51,7 @@ export const makeTurnLines = () => {
   /** Puts message `messageId` of `correspondent` in the line of `thread`. */
   const enqueue = (correspondent: string, messageId: string, thread: string) => {
     const key = conversationKey(correspondent, thread);
-    const ended = makePromiseKit<void>();
+    const ended = makeLocalKit<void>();
     const ready = new Promise<void>(resolve => {
       void turns.run(key, () => {
         resolve();
