@@ -143,7 +143,13 @@ const turnToolsOf = (options: MessageTurnOptions, state: TurnState) => {
       forget: forgetting(options, state),
     }),
   );
-  return async () => withTurnTools(await options.offered(), own);
+  // The same tools on offer (no change meanwhile) make the same tools for the turn.
+  let last: { readonly offered: DiscoveredTools; readonly tools: DiscoveredTools } | undefined;
+  return async () => {
+    const offered = await options.offered();
+    if (last?.offered !== offered) last = { offered, tools: withTurnTools(offered, own) };
+    return last.tools;
+  };
 };
 
 

@@ -19,6 +19,8 @@ const STRAY_THINK_CLOSE = /^[\s\S]*?<\/think>/;
 
 /** Removes <think> blocks (closed or not) from assistant text. */
 export const stripThinkBlocks = (content: string): string => {
+  // No tag at all (most answers): nothing to strip.
+  if (!content.includes('think>')) return content.trim();
   let text = content.replace(THINK_BLOCK, '');
   if (!text.includes('<think>') && text.includes('</think>')) {
     text = text.replace(STRAY_THINK_CLOSE, '');
