@@ -430,7 +430,9 @@ export const turnCancellation = (
   const ended = makeLocalKit<undefined>();
   const outcome = Promise.race([cancelled.promise, byRevision, ended.promise]);
   const reason = outcome.then(error => error ?? new Promise<never>(() => {}));
-  return harden({
+  // Frozen, not hardened: the turn's own, never handed out, and made for
+  // every message (harden walks each function, some µs apiece).
+  return Object.freeze({
     cancelled: makeCancellation(reason),
     revised: () => revised,
     /** The turn is over: lets go of the agent's cancellation. */

@@ -204,7 +204,9 @@ export const makeProgressReplies = (
       }, quietMs);
       quietTimer.unref?.();
     };
-    return harden({
+    // Frozen, not hardened: the turn's own, never handed out, and made for
+    // every message (harden walks each of these functions, some µs apiece).
+    return Object.freeze({
       /** A model call begins. */
       waiting: watchQuiet,
       tool: (name: string) => {
