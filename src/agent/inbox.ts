@@ -193,6 +193,14 @@ const makeMailState = (onSetAside?: (message: InboxMessage) => void) => {
 };
 type MailState = ReturnType<typeof makeMailState>;
 
+/** The turn of `number` is over: later copies of it start nothing. */
+const closeTurn = ({ over, revisable }: MailState, number: bigint, seen: Seen, end: TurnEnd | void) => {
+  over.add(number);
+  if (end === 'dismissed') return;
+  revisable.set(number, seen);
+  if (revisable.size > REVISABLE) revisable.delete(revisable.keys().next().value as bigint);
+};
+
 /** Resolves once the work queued now (promise reactions, I/O callbacks) has run. */
 const afterPendingWork = () => new Promise<void>(resolve => setImmediate(resolve));
 
@@ -287,7 +295,7 @@ export const followInbox = async (
   void cancelled.promise.then(() => halt.resolve(STOP));
   const reader = daemon.followMessages();
   const mail = makeMailState(onSetAside);
-  const { waiting, over, revisable, running } = mail;
+  const { waiting, running } = mail;
   let readerEnded = false;
   // Resolved when mail arrives or a turn ends: the scheduler looks again.
   let wake = makeLocalKit<void>();
@@ -308,14 +316,6 @@ export const followInbox = async (
     };
   };
 
-  /** The turn of `number` is over: later copies of it start nothing. */
-  const close = (number: bigint, seen: Seen, end: TurnEnd | void) => {
-    over.add(number);
-    if (end === 'dismissed') return;
-    revisable.set(number, seen);
-    if (revisable.size > REVISABLE) revisable.delete(revisable.keys().next().value as bigint);
-  };
-
   /** The turn ended: its message is over, or waits again for its revision. */
   const ended = (turn: Running, ready: InboxMessage, end: TurnEnd | void) => {
     running.delete(turn.number);
@@ -326,7 +326,7 @@ export const followInbox = async (
       waiting.set(ready.number, turn.latest);
       return;
     }
-    close(ready.number, turn.seen, end);
+    closeTurn(mail, ready.number, turn.seen, end);
     if (turn.latest !== undefined) onIgnoredEdit?.(turn.latest);
   };
 
