@@ -1,5 +1,8 @@
 // Following fae's mail. The daemon's reader is read all along (also while
-// turns run), so fae always knows the latest revision of each message.
+// turns run), so fae always knows the latest revision of each message;
+// only a turn just taken up goes first: the next read waits until it has
+// answered or yields (to wait on its model), so reading ahead never holds
+// up an answer.
 // Turns run concurrently, up to a limit, one at a time per lane (the
 // conversation a message most likely goes to: laneOf), each lane in
 // arrival order; and:
