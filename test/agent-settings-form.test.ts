@@ -47,14 +47,18 @@ const startAgent = async (t: { teardown(f: () => unknown): void }, env: Record<s
 /** Every text fae has mailed its host, forms' descriptions and fields included. */
 const everythingMailed = async (host: Far) => JSON.stringify(await E(host).listMessages(), (_, v) => (typeof v === 'bigint' ? String(v) : v));
 
-const answerNextForm = async (started: Awaited<ReturnType<typeof startAgent>>, values: Record<string, string>) => {
+/** The next form fae sends its host. */
+const nextForm = async (started: Awaited<ReturnType<typeof startAgent>>) => {
   for (;;) {
     const message = await started.next();
-    if (message.type === 'form') {
-      await E(started.host).submit(message.number, values);
-      return message;
-    }
+    if (message.type === 'form') return message;
   }
+};
+
+const answerNextForm = async (started: Awaited<ReturnType<typeof startAgent>>, values: Record<string, string>) => {
+  const form = await nextForm(started);
+  await E(started.host).submit(form.number, values);
+  return form;
 };
 
 test('set up without an LLM, fae asks with a form and answers once it is answered', async t => {
@@ -98,6 +102,26 @@ test('set up without an LLM, fae asks with a form and answers once it is answere
   t.false(JSON.stringify(status).includes(FORM_TOKEN));
   const mailed = (await E(started.host).listMessages()).filter((m: FormRecord) => m.type !== 'value');
   t.false(JSON.stringify(mailed, (_, v) => (typeof v === 'bigint' ? String(v) : v)).includes(FORM_TOKEN));
+});
+
+test('a question waiting for the settings says so in its progress reply, not that the model is slow', async t => {
+  const llm: LlmServer = await startLlmServer('openai');
+  t.teardown(() => llm.close());
+  llm.reply({ text: 'Hello from the form model.' });
+  const started = await startAgent(t, { FAE_PROGRESS_AFTER_MS: '100' });
+  await started.next();
+  if (!hasForms) {
+    t.is((await E(await started.controller()).status()).llm, 'ready', 'February has no forms: fae never waits for settings');
+    return;
+  }
+  const form = await nextForm(started);
+  await E(started.host).send('fae', ['Hello?'], [], []);
+  const progress = await started.next();
+  t.is(messageText(progress), 'Working on it… waiting for your answer to the settings form.');
+  await E(started.host).submit(form.number, { host: llm.url, model: 'form-model', authToken: FORM_TOKEN, maxTokens: '512' });
+  const deadline = Date.now() + 20_000;
+  while (llm.chatRequests.length === 0 && Date.now() < deadline) await new Promise(resolve => setTimeout(resolve, 20));
+  t.is(llm.chatRequests.length, 1, 'the waiting question went to the model once the settings came');
 });
 
 test('/settings changes the model at once, keeps the token, and outlives a restart', async t => {

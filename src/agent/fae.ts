@@ -233,6 +233,7 @@ const turnsOn = (
   return makeMessageTurns({
     ...parts,
     provider: conversations.meter(parts.provider),
+    settingUp: () => !parts.provider.isSet(),
     hostWords: parts.settings.hostWords,
     offered: () => registry.current(),
     deliver: makeDeliver(daemon, logger, redact, parts.senderNames),

@@ -37,6 +37,21 @@ import { paceNotice, type Pace } from './pace.js';
 import { petNameIn } from './sender-names.js';
 import type { Approvals } from './approvals.js';
 
+/**
+ * A model call waits for fae's settings (provider-switch.ts): the progress
+ * reply says so, instead of "still waiting for the model" (which has not
+ * been asked).
+ */
+const awaitSettings = ({ events }: MessageTurnOptions, state: TurnState, progress: TurnProgress, fromHost: boolean) => {
+  progress.awaiting(
+    fromHost
+      ? 'Working on it… waiting for your answer to the settings form.'
+      : 'Working on it… waiting for my host to set up my language model.',
+    { now: false },
+  );
+  events.emit({ type: 'progress', message: state.number, text: "waiting for the host's settings" });
+};
+
 /** What status() adds up over every turn. */
 export interface Tally {
   handledMessages: number;
@@ -54,6 +69,8 @@ export interface MessageTurnOptions {
   readonly conversations: Conversations;
   /** The provider, metered by the conversations (tokens.ts). */
   readonly provider: Provider;
+  /** Whether fae has no model yet: set up without one, its host has not answered the settings form. */
+  readonly settingUp?: () => boolean;
   /** The tools on offer now (the registry's view). */
   readonly offered: () => Promise<DiscoveredTools>;
   readonly builtIns: BuiltIns;
@@ -339,7 +356,8 @@ export const makeMessageTurns = (options: MessageTurnOptions) => {
         events.emit({ type: 'tool-called', message: message.number, tool });
         progress.tool(tool);
       },
-      onModelCall: progress.waiting,
+      onModelCall: () =>
+        options.settingUp?.() === true ? awaitSettings(options, state, progress, subject.fromHost) : progress.waiting(),
       onText: progress.text,
     }).catch(error => {
       // What the calls before the failure spent is spent all the same.
