@@ -13,6 +13,7 @@ import { echoReply, makeScriptedProvider, type ScriptedCall } from './support/sc
 import { fromSelf, messageText, nextMessage, specialNames } from './support/daemon.js';
 import type { RecordedRequest } from './support/scripted-provider.js';
 import { waitForLog } from './support/registry-tools.js';
+import { storedNodes, storedRecords } from './support/stored-nodes.js';
 import { formulaIdOf } from '../src/daemon/dialect.js';
 
 /** Generous: the machine running the tests may be busy (no timing is asserted). */
@@ -142,19 +143,6 @@ const SLOTS: readonly Slot[] = [
   },
 ];
 
-/** Everything fae has stored under conversations/: directory, node and value. */
-const storedNodes = async (fae: Far) => {
-  const directories: string[] = await E(fae).list('conversations');
-  const nodes = await Promise.all(
-    directories.map(async directory => {
-      const names: string[] = await E(fae).list('conversations', directory);
-      const values = await Promise.all(names.map(name => E(fae).lookup(['conversations', directory, name])));
-      return names.map((name, i) => ({ directory, name, value: JSON.stringify(values[i]) }));
-    }),
-  );
-  return nodes.flat();
-};
-
 /** The same special name in the other generation's spelling ("AGENT/x" and "@agent/x"). */
 const otherSpelling = (shown: string) => {
   const [head, ...rest] = shown.split('/');
@@ -194,9 +182,9 @@ test('no built-in reaches fae\'s stored conversations, however the name is spelt
   t.is(messageText(await nextForAlice()), `re: ${ALICE_DIARY}`);
   await E(host).send('fae', ['host-diary: the door is blue'], [], []);
   await nextFromFae(WAIT_MS);
-  const before = await storedNodes(fae);
+  const before = await storedRecords(fae);
   t.true(before.length >= 3);
-  const keys = [...new Set(before.flatMap(({ directory }) => [directory, directory.replace(/-g\d+$/, '')]))];
+  const keys = [...new Set(before.flatMap(({ key }) => [key, key.replace(/-g\d+$/, '')]))];
   const storedTexts = [HOST_DIARY, ALICE_DIARY, 'the door is blue', '4711', '0815'];
 
   // Names made before the seal (by the host, or by a model before this
@@ -209,7 +197,8 @@ test('no built-in reaches fae\'s stored conversations, however the name is spelt
 
   // alice asks fae for something: the turn that answers her calls every
   // built-in with every spelling.
-  const cases = spellings(before[0].directory, before[0].name);
+  const [someNode] = await storedNodes(fae);
+  const cases = spellings(someNode.key, someNode.name);
   llm.push(
     request => {
       const number = Number(/^Message #(\d+)/.exec(lastUser(request))?.[1]);
@@ -273,13 +262,12 @@ test('no built-in reaches fae\'s stored conversations, however the name is spelt
   // The store is intact: every record still there, unchanged, under the
   // same directory; only fae itself may have added the ids of its latest
   // answers to the record of their turn (src/conversations/link-writes.ts).
-  const after = await storedNodes(fae);
-  for (const node of before) {
-    const now = after.find(({ directory, name }) => directory === node.directory && name === node.name);
-    const [was, is] = [node, now].map(found => (found === undefined ? undefined : JSON.parse(found.value)));
-    const sentBefore: readonly string[] = was.sent ?? [];
-    t.deepEqual({ ...is, sent: undefined }, { ...was, sent: undefined }, `${node.directory}/${node.name}`);
-    t.deepEqual(is?.sent?.slice(0, sentBefore.length) ?? [], sentBefore, `${node.directory}/${node.name}`);
+  const after = await storedRecords(fae);
+  for (const { key, seq, record: was } of before) {
+    const is = after.find(found => found.key === key && found.seq === seq)?.record;
+    const sentBefore = (was.sent ?? []) as readonly string[];
+    t.deepEqual({ ...is, sent: undefined }, { ...was, sent: undefined }, `${key}/${seq}`);
+    t.deepEqual((is?.sent as string[] | undefined)?.slice(0, sentBefore.length) ?? [], sentBefore, `${key}/${seq}`);
   }
   t.is(await E(fae).identify('conversations'), storeId);
   t.is(await E(fae).identify('alias'), storeId);

@@ -1,7 +1,8 @@
 // checkRecord (src/conversations/records.ts) on summary records: the
-// optional list of ids folded into the summary is checked like the rest.
+// optional list of ids folded into the summary is checked like the rest;
+// checkNode on chunks of turns: each turn checked, in sequence, as its own.
 import test from 'ava';
-import { checkRecord, RECORD_VERSION } from '../src/conversations/records.js';
+import { checkNode, checkRecord, nodeValue, RECORD_VERSION, type TurnRecord } from '../src/conversations/records.js';
 
 const summary = (fields: Record<string, unknown>) =>
   harden({
@@ -27,4 +28,34 @@ test('a summary whose folded ids are not strings is refused, with the reason', t
   t.throws(() => checkRecord(summary({ earlier: 'm1' }), 'n4', 'alice-id', 'main'), {
     message: /malformed earlier message ids/,
   });
+});
+
+const turn = (seq: number): TurnRecord =>
+  harden({
+    v: RECORD_VERSION,
+    kind: 'turn',
+    correspondent: 'alice-id',
+    thread: 'main',
+    seq,
+    messageId: `m${seq}`,
+    messages: [{ role: 'user', content: `hello ${seq}` }],
+  });
+
+test('a chunk holds consecutive turns and gives them back checked; one turn is stored as its record', t => {
+  t.deepEqual(nodeValue([turn(5)]), turn(5));
+  const chunk = nodeValue([turn(5), turn(6), turn(7)]);
+  t.is(chunk.kind, 'chunk');
+  t.deepEqual(checkNode(chunk, 'n5', 'alice-id', 'main'), [turn(5), turn(6), turn(7)]);
+  t.deepEqual(checkNode(turn(5), 'n5', 'alice-id', 'main'), [turn(5)]);
+});
+
+test('a chunk that is out of place, out of order, foreign or holds a summary is refused, with the reason', t => {
+  const chunk = nodeValue([turn(5), turn(6)]) as unknown as Record<string, unknown>;
+  t.throws(() => checkNode(chunk, 'n4', 'alice-id', 'main'), { message: /node "n4" has sequence 5/ });
+  t.throws(() => checkNode(harden({ ...chunk, records: [turn(6), turn(5)] }), 'n5', 'alice-id', 'main'), { message: /has sequence/ });
+  t.throws(() => checkNode(chunk, 'n5', 'bob-id', 'main'), { message: /belongs to another conversation/ });
+  t.throws(() => checkNode(harden({ ...chunk, records: [turn(5), { ...summary({}), seq: 6 }] }), 'n5', 'alice-id', 'main'), {
+    message: /holds a summary/,
+  });
+  t.throws(() => checkNode(harden({ ...chunk, records: [turn(5)] }), 'n5', 'alice-id', 'main'), { message: /malformed chunk/ });
 });

@@ -12,6 +12,7 @@ import type { MessageRecord } from './support/daemon.js';
 import { startLlmServer, type RecordedRequest } from './support/llm-server.js';
 import { faultyPowers, makeFaults } from './support/faulty-powers.js';
 import { waitForLog } from './support/registry-tools.js';
+import { storedNodes } from './support/stored-nodes.js';
 
 /** Generous: the machine running the tests may be busy (no timing is asserted). */
 const WAIT_MS = 30_000;
@@ -21,22 +22,6 @@ const BUSY_TIMEOUT_MS = 300_000;
 /** A second guest, alice, who knows fae but whom fae has no name for. */
 const makeAlice = async (host: Far) =>
   E(host).provideGuest('alice', { introducedNames: { fae: 'fae' }, agentName: 'alice-agent' });
-
-/** Everything fae has stored under conversations/, as JSON texts. */
-const storedNodes = async (fae: Far) => {
-  const keys: string[] = await E(fae).list('conversations');
-  const nodes = await Promise.all(
-    keys.map(async key => {
-      const names: string[] = await E(fae).list('conversations', key);
-      return Promise.all(names.map(async name => ({
-        key,
-        name,
-        value: await E(fae).lookup(['conversations', key, name]),
-      })));
-    }),
-  );
-  return nodes.flat();
-};
 
 const chatText = (request: RecordedRequest) => JSON.stringify(request.body.messages);
 const lastUser = (request: RecordedRequest): string =>

@@ -56,6 +56,37 @@ export interface SummaryRecord {
 
 export type ConversationRecord = TurnRecord | SummaryRecord;
 
+/**
+ * Consecutive turn records kept in one node (named by the first's
+ * sequence number), so that reading a conversation back takes a lookup
+ * per chunk rather than one per turn. The store (store.ts) rewrites a
+ * conversation's latest chunk with each turn until it is full; a chunk of
+ * one turn is stored as that turn's record.
+ */
+export interface ChunkRecord {
+  readonly v: typeof RECORD_VERSION;
+  readonly kind: 'chunk';
+  readonly correspondent: string;
+  readonly thread: string;
+  readonly seq: number;
+  readonly records: readonly TurnRecord[];
+}
+
+/** What a node holds: `records` (consecutive, one at least) as one record, or as a chunk. */
+export const nodeValue = (records: readonly ConversationRecord[]): ConversationRecord | ChunkRecord => {
+  const [first] = records;
+  if (records.length === 1) return first;
+  return harden({
+    v: RECORD_VERSION,
+    kind: 'chunk' as const,
+    correspondent: first.correspondent,
+    thread: first.thread,
+    seq: first.seq,
+    records: records as readonly TurnRecord[],
+  });
+};
+harden(nodeValue);
+
 /** The node name for sequence number `seq`: a pet name in every dialect. */
 export const nodeName = (seq: number) => `n${seq}`;
 harden(nodeName);
@@ -190,3 +221,31 @@ export const checkRecord = (
   throw Error(`${where} is of unknown kind ${q(value.kind)}`);
 };
 harden(checkRecord);
+
+/**
+ * The records a node read back holds (a record, or a chunk of turn
+ * records: nodeValue), each checked as checkRecord does; throws a reason
+ * when any is corrupt or belongs elsewhere.
+ */
+export const checkNode = (
+  value: unknown,
+  name: string,
+  correspondent: string,
+  thread: string,
+): readonly ConversationRecord[] => {
+  if (!isRecord(value) || value.kind !== 'chunk') return [checkRecord(value, name, correspondent, thread)];
+  const where = `node ${q(name)}`;
+  if (value.v !== RECORD_VERSION) throw Error(`${where} has unknown version ${q(value.v)}`);
+  if (value.correspondent !== correspondent || value.thread !== thread) {
+    throw Error(`${where} belongs to another conversation`);
+  }
+  const first = seqOfNodeName(name);
+  if (value.seq !== first || first === undefined) throw Error(`${where} has sequence ${q(value.seq)}`);
+  if (!Array.isArray(value.records) || value.records.length < 2) throw Error(`${where} is a malformed chunk`);
+  return value.records.map((record: unknown, i: number) => {
+    const checked = checkRecord(record, nodeName(first + i), correspondent, thread);
+    if (checked.kind !== 'turn') throw Error(`${where} holds a summary`);
+    return checked;
+  });
+};
+harden(checkNode);

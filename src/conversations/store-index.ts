@@ -21,6 +21,8 @@ interface Stored {
   live: number | undefined;
   /** Whether its stored generations were read (sound or not) in this incarnation. */
   judged: boolean;
+  /** The first sequence number of the live generation's latest chunk of turns (store.ts), if known. */
+  chunk: number | undefined;
 }
 
 export const makeStoreIndex = () => {
@@ -45,7 +47,7 @@ export const makeStoreIndex = () => {
       entry.generations = generations;
       return;
     }
-    stored.set(key, { generations, live: undefined, judged: false });
+    stored.set(key, { generations, live: undefined, judged: false, chunk: undefined });
     const prefix = key.slice(0, PREFIX_LENGTH);
     const listed = byCorrespondent.get(prefix);
     if (listed === undefined || listed === key) byCorrespondent.set(prefix, key);
@@ -86,6 +88,13 @@ export const makeStoreIndex = () => {
       if (entry === undefined) return;
       entry.judged = true;
       if (generation !== undefined) entry.live = generation;
+    },
+    /** The first sequence number of `key`'s latest chunk of turns, if known. */
+    chunkOf: (key: string) => stored.get(key)?.chunk,
+    /** `key`'s latest chunk starts at `seq` (undefined: its next turn starts one). */
+    setChunk: (key: string, seq: number | undefined) => {
+      const entry = stored.get(key);
+      if (entry !== undefined) entry.chunk = seq;
     },
     /** Whether `key` was read (or written anew) in this incarnation. */
     judged: (key: string) => stored.get(key)?.judged ?? false,

@@ -90,6 +90,10 @@ const summaryRecord = (conversation: SyncedConversation, seq: number): Conversat
     ...(conversation.earlier.length > 0 ? { earlier: conversation.earlier } : {}),
   });
 
+/** The records of `conversation`'s turns from sequence number `from` on, for the store's chunks. */
+const recordsFrom = (conversation: SyncedConversation) => (from: number) =>
+  conversation.turns.filter(turn => turn.seq >= from).map(turn => turnRecord(conversation, turn));
+
 /** Whether the store lacks a turn (or the summary) of `conversation`. */
 export const behindInTurns = (conversation: SyncedConversation) =>
   conversation.history === 'unknown' || conversation.unstored > 0 || conversation.summaryUnstored;
@@ -138,7 +142,7 @@ const writeBehind = async (store: ConversationStore, conversation: SyncedConvers
     const turn = conversation.turns[conversation.turns.length - conversation.unstored];
     // Sequential on purpose: turns are stored in order.
     // eslint-disable-next-line no-await-in-loop
-    await store.append(key, turnRecord(conversation, turn));
+    await store.append(key, turnRecord(conversation, turn), recordsFrom(conversation));
     conversation.unstored -= 1;
   }
   if (store.untidy(key)) await store.tidy(key);
@@ -155,7 +159,7 @@ const relinkLatest = async (store: ConversationStore, conversation: SyncedConver
   const fresh = ids().filter(id => !last.sent.includes(id));
   if (fresh.length === 0) return false;
   const relinked = harden({ ...last, sent: [...last.sent, ...fresh] });
-  await store.append(conversation.key, turnRecord(conversation, relinked));
+  await store.append(conversation.key, turnRecord(conversation, relinked), recordsFrom(conversation));
   // Turns finished meanwhile went after it.
   const at = conversation.turns.lastIndexOf(last);
   if (at >= 0) conversation.turns[at] = relinked;

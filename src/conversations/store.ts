@@ -1,12 +1,16 @@
 // Where conversations are kept: fae's own directory, one directory per
-// conversation generation, `conversations/<key>-g<n>/n<seq>`, one stored
-// value per finished turn. A turn costs one storeValue (the first turn of
-// a conversation one makeDirectory more). A summary starts the next
+// conversation generation, `conversations/<key>-g<n>/n<seq>`, the
+// finished turns a chunk per node (records.ts): the latest chunk is
+// written again with each turn until it holds CHUNK_TURNS turns (or
+// CHUNK_CHARACTERS of text), then the next turn starts one. A turn costs
+// one storeValue (the first turn of a conversation one makeDirectory
+// more). A summary starts the next
 // generation: a new directory holding one value (the summary and the turns
 // kept verbatim), then the old directory is removed, three calls however
 // many turns were folded, and a crash in between leaves the old generation
-// readable. Reading a conversation back is one list and concurrent
-// lookups, done on its first message after a restart. Only this file knows
+// readable. Reading a conversation back is one list and a lookup per
+// chunk, concurrent, done on its first message after a restart or once it
+// fell out of memory (with many correspondents, most of their messages). Only this file knows
 // how conversations are kept.
 //
 // A daemon that is slow or restarting refuses calls. A refused call is
@@ -23,7 +27,7 @@ import type { GuestPowers, Ref } from '../daemon/endo-types.js';
 import type { Logger } from '../logging/log.js';
 import { DEFAULT_RETRY_MS, retrying } from '../daemon/backoff.js';
 import { plainDataAt } from '../daemon/plain-data.js';
-import { checkRecord, nodeName, seqOfNodeName, type ConversationRecord } from './records.js';
+import { checkNode, nodeName, nodeValue, seqOfNodeName, type ConversationRecord } from './records.js';
 import { conversationKey } from './threads.js';
 import { makeStoreIndex } from './store-index.js';
 import { makeUsableDirectory } from '../daemon/new-directory.js';
@@ -71,8 +75,12 @@ export interface ConversationStore {
     correspondent: string,
     thread: string | undefined,
   ) => Promise<readonly ConversationRecord[] | undefined>;
-  /** Stores a finished turn in the conversation's current generation. */
-  readonly append: (key: string, record: ConversationRecord) => Promise<void>;
+  /**
+   * Stores a finished turn in the conversation's current generation: in
+   * its latest chunk, rewritten with the turns `earlier` gives, or as the
+   * start of a new one.
+   */
+  readonly append: (key: string, record: ConversationRecord, earlier?: EarlierRecords) => Promise<void>;
   /** Starts a new generation holding only `record` (a summary). */
   readonly rebase: (key: string, record: ConversationRecord) => Promise<void>;
   /** Whether generations older than the current one are left to remove. */
@@ -163,7 +171,7 @@ const readGeneration = async (powers: Ref<GuestPowers>, key: string, generation:
   return { strangers: nodes.filter(node => node.seq === undefined).map(node => node.name), usable, values };
 };
 
-/** The records of a generation read back; throws why they cannot be used. */
+/** The records of a generation read back, and its latest chunk's first sequence number; throws why they cannot be used. */
 const checkGeneration = (
   key: string,
   { strangers, usable, values }: Awaited<ReturnType<typeof readGeneration>>,
@@ -176,11 +184,17 @@ const checkGeneration = (
   if (conversationKey(correspondent, expected) !== key) {
     throw Error('it belongs to another conversation');
   }
-  const records = values.map((value, i) => checkRecord(value, usable[i].name, correspondent, expected));
+  const records = values.flatMap((value, i) => checkNode(value, usable[i].name, correspondent, expected));
   if (records.some((record, i) => i > 0 && record.kind === 'summary')) {
     throw Error('a summary is not at the head of its generation');
   }
-  return harden(records);
+  if (records.some((record, i) => i > 0 && record.seq <= records[i - 1].seq)) {
+    throw Error('two nodes hold the same turn');
+  }
+  // The latest node, when it holds turns, is the chunk the next turn may join.
+  const last = usable.at(-1);
+  const chunk = last !== undefined && records.at(-1)?.kind === 'turn' ? last.seq : undefined;
+  return harden({ records, chunk });
 };
 
 /**
@@ -195,6 +209,37 @@ const removeGenerationDirectory = async (powers: Ref<GuestPowers>, key: string, 
     retry = true;
     if (there) await E(powers).remove(CONVERSATIONS_DIRECTORY, name);
   });
+};
+
+/** The records of a conversation from sequence number `from` on, before the one being stored (store-sync.ts has them). */
+export type EarlierRecords = (from: number) => readonly ConversationRecord[];
+
+/** Turns a chunk holds at most. */
+export const CHUNK_TURNS = 8;
+/** Characters of message text a chunk holds at most, so that rewriting it stays cheap. */
+export const CHUNK_CHARACTERS = 16_000;
+
+const charactersOf = (records: readonly ConversationRecord[]) =>
+  records.reduce(
+    (sum, record) => sum + (record.kind === 'turn' ? record.messages.reduce((n, message) => n + message.content.length, 0) : 0),
+    0,
+  );
+
+/**
+ * What the node of `record` holds: the chunk that starts at `start` (the
+ * conversation's latest) with `record` at its end, when the turns before
+ * it in the chunk are all at hand and it stays within bounds; else
+ * `record` alone, starting a chunk. A chunk is never written without a
+ * turn it held: that would lose the turn.
+ */
+const chunkWith = (start: number | undefined, record: ConversationRecord, earlier: EarlierRecords) => {
+  const alone = [record];
+  if (start === undefined || record.kind !== 'turn' || record.seq <= start || record.seq - start >= CHUNK_TURNS) return alone;
+  const before = earlier(start).filter(each => each.seq >= start && each.seq < record.seq);
+  const whole = before.length === record.seq - start && before.every((each, i) => each.kind === 'turn' && each.seq === start + i);
+  if (!whole) return alone;
+  const records = [...before, record];
+  return charactersOf(records) <= CHUNK_CHARACTERS ? records : alone;
 };
 
 export const makeConversationStore = (
@@ -231,9 +276,10 @@ export const makeConversationStore = (
       // eslint-disable-next-line no-await-in-loop
       const read = await readGeneration(powers, key, generation);
       try {
-        const records = checkGeneration(key, read, correspondent, thread);
+        const { records, chunk } = checkGeneration(key, read, correspondent, thread);
         if (records.length > 0) {
           index.judge(key, generation);
+          index.setChunk(key, chunk);
           return records;
         }
       } catch (error) {
@@ -262,18 +308,22 @@ export const makeConversationStore = (
     }
     index.addGeneration(key, generation);
     index.judge(key, generation);
+    index.setChunk(key, record.kind === 'turn' ? record.seq : undefined);
   };
 
-  const append = async (key: string, record: ConversationRecord) => {
+  const append = async (key: string, record: ConversationRecord, earlier: EarlierRecords = () => []) => {
     assertOpen();
     const generation = index.liveOf(key);
     if (generation === undefined) {
       await startGeneration(key, record);
       return;
     }
+    const records = chunkWith(index.chunkOf(key), record, earlier);
+    const first = records[0].seq;
     await patiently('store a turn', () =>
-      E(powers).storeValue(harden(record), path(key, generation, nodeName(record.seq))),
+      E(powers).storeValue(nodeValue(records), path(key, generation, nodeName(first))),
     );
+    index.setChunk(key, first);
   };
 
   const removeGeneration = async (key: string, generation: number) => {

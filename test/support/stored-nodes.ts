@@ -1,0 +1,38 @@
+// What fae has stored under conversations/, read as its host would: every
+// generation's directory (`key`), each node's name and its value.
+import { E } from '@endo/far';
+import type { Far } from './fae-harness.js';
+
+export interface StoredNode {
+  /** The generation's directory, `<conversation key>-g<n>`. */
+  readonly key: string;
+  readonly name: string;
+  readonly value: unknown;
+}
+
+export const storedNodes = async (fae: Far): Promise<readonly StoredNode[]> => {
+  const keys: string[] = await E(fae).list('conversations');
+  const nodes = await Promise.all(
+    keys.map(async key => {
+      const names: string[] = await E(fae).list('conversations', key);
+      const values = await Promise.all(names.map(name => E(fae).lookup(['conversations', key, name])));
+      return names.map((name, i) => ({ key, name, value: values[i] as unknown }));
+    }),
+  );
+  return nodes.flat();
+};
+
+/** One stored turn or summary: a node's record, or one of a chunk's (records.ts). */
+export interface StoredRecord {
+  readonly key: string;
+  readonly seq: number;
+  readonly record: Record<string, unknown>;
+}
+
+/** Every record fae has stored, chunks opened, in each generation's order. */
+export const storedRecords = async (fae: Far): Promise<readonly StoredRecord[]> =>
+  (await storedNodes(fae)).flatMap(({ key, value }) => {
+    const node = value as Record<string, unknown>;
+    const records = node.kind === 'chunk' ? (node.records as Record<string, unknown>[]) : [node];
+    return records.map(record => ({ key, seq: record.seq as number, record }));
+  });
