@@ -49,13 +49,13 @@ test('a chunk holds consecutive turns and gives them back checked; one turn is s
   t.deepEqual(checkNode(turn(5), 'n5', 'alice-id', 'main'), [turn(5)]);
 });
 
-test('a chunk that is out of place, out of order, foreign or holds a summary is refused, with the reason', t => {
+test('a chunk that is out of place, out of order, foreign or malformed is refused, with the reason', t => {
   const chunk = nodeValue([turn(5), turn(6)]) as unknown as Record<string, unknown>;
   t.throws(() => checkNode(chunk, 'n4', 'alice-id', 'main'), { message: /node "n4" has sequence 5/ });
-  t.throws(() => checkNode(harden({ ...chunk, records: [turn(6), turn(5)] }), 'n5', 'alice-id', 'main'), { message: /has sequence/ });
+  t.throws(() => checkNode(harden({ ...chunk, turns: [...(chunk.turns as unknown[])].reverse() }), 'n5', 'alice-id', 'main'), { message: /turn 0 has sequence 6/ });
   t.throws(() => checkNode(chunk, 'n5', 'bob-id', 'main'), { message: /belongs to another conversation/ });
-  t.throws(() => checkNode(harden({ ...chunk, records: [turn(5), { ...summary({}), seq: 6 }] }), 'n5', 'alice-id', 'main'), {
-    message: /holds a summary/,
+  t.throws(() => checkNode(harden({ ...chunk, turns: [(chunk.turns as unknown[])[0], { seq: 6, messages: [] }] }), 'n5', 'alice-id', 'main'), {
+    message: /node "n5" turn 1 is malformed/,
   });
-  t.throws(() => checkNode(harden({ ...chunk, records: [turn(5)] }), 'n5', 'alice-id', 'main'), { message: /malformed chunk/ });
+  t.throws(() => checkNode(harden({ ...chunk, turns: [(chunk.turns as unknown[])[0]] }), 'n5', 'alice-id', 'main'), { message: /malformed chunk/ });
 });

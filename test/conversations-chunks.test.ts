@@ -59,9 +59,9 @@ test('turns go a chunk per node; a restart reads the conversation back with a lo
   await untilStored(fae.fae, 3);
   const nodes = await storedNodes(fae.fae);
   t.deepEqual(nodes.map(node => node.name), ['n1']);
-  const chunk = nodes[0].value as { kind: string; records: { seq: number }[] };
+  const chunk = nodes[0].value as { kind: string; turns: { seq: number }[] };
   t.is(chunk.kind, 'chunk');
-  t.deepEqual(chunk.records.map(record => record.seq), [1, 2, 3]);
+  t.deepEqual(chunk.turns.map(turn => turn.seq), [1, 2, 3]);
 
   await fae.daemon.restart();
   const before = fae.storeLookups();
@@ -91,7 +91,9 @@ test('a conversation stored one turn per node, as before chunks, is read back wh
   for (let i = 1; i <= 3; i += 1) await fae.ask(`message ${i}`);
   await untilStored(fae.fae, 3);
   const [node] = await storedNodes(fae.fae);
-  const { records } = node.value as { records: readonly unknown[] };
+  const records = (await storedRecords(fae.fae)).map(({ record }) =>
+    harden({ v: 1, kind: 'turn', correspondent: (node.value as { correspondent: string }).correspondent, thread: 'main', ...record }),
+  );
   // The same turns, laid out as fae stored them before: a node each.
   await E(fae.fae).remove('conversations', node.key, 'n1');
   await Promise.all(records.map((record, i) => E(fae.fae).storeValue(record, ['conversations', node.key, `n${i + 1}`])));

@@ -57,11 +57,12 @@ export interface SummaryRecord {
 export type ConversationRecord = TurnRecord | SummaryRecord;
 
 /**
- * Consecutive turn records kept in one node (named by the first's
- * sequence number), so that reading a conversation back takes a lookup
- * per chunk rather than one per turn. The store (store.ts) rewrites a
- * conversation's latest chunk with each turn until it is full; a chunk of
- * one turn is stored as that turn's record.
+ * Consecutive turns kept in one node (named by the first's sequence
+ * number), so that reading a conversation back takes a lookup per chunk
+ * rather than one per turn. The store (store.ts) writes a conversation's
+ * latest chunk again with each turn until it is full; a chunk of one turn
+ * is stored as that turn's record. Its turns are carried as a summary
+ * carries its kept turns: the conversation is named once, for them all.
  */
 export interface ChunkRecord {
   readonly v: typeof RECORD_VERSION;
@@ -69,10 +70,10 @@ export interface ChunkRecord {
   readonly correspondent: string;
   readonly thread: string;
   readonly seq: number;
-  readonly records: readonly TurnRecord[];
+  readonly turns: readonly KeptTurn[];
 }
 
-/** What a node holds: `records` (consecutive, one at least) as one record, or as a chunk. */
+/** What a node holds: `records` (consecutive turns, one at least) as one record, or as a chunk. */
 export const nodeValue = (records: readonly ConversationRecord[]): ConversationRecord | ChunkRecord => {
   const [first] = records;
   if (records.length === 1) return first;
@@ -82,7 +83,12 @@ export const nodeValue = (records: readonly ConversationRecord[]): ConversationR
     correspondent: first.correspondent,
     thread: first.thread,
     seq: first.seq,
-    records: records as readonly TurnRecord[],
+    turns: (records as readonly TurnRecord[]).map(({ seq, messageId, messages, sent }) => ({
+      seq,
+      messageId,
+      messages,
+      ...(sent === undefined ? {} : { sent }),
+    })),
   });
 };
 harden(nodeValue);
@@ -180,6 +186,16 @@ const checkIds = (value: unknown, where: string, what = 'sent') => {
   }
 };
 
+/** A turn as a summary or a chunk carries it; throws why it is malformed. */
+const checkKeptTurn = (turn: unknown, where: string): KeptTurn => {
+  if (!isRecord(turn) || typeof turn.seq !== 'number' || typeof turn.messageId !== 'string') {
+    throw Error(`${where} is malformed`);
+  }
+  checkIds(turn.sent, where);
+  checkTurnMessages(turn.messages, where);
+  return turn as unknown as KeptTurn;
+};
+
 /**
  * Checks a value read back from node `name` of the conversation of
  * `correspondent` and `thread`. Throws a reason when it is corrupt or
@@ -209,13 +225,7 @@ export const checkRecord = (
       throw Error(`${where} is a malformed summary`);
     }
     checkIds(value.earlier, where, 'earlier');
-    value.turns.forEach((turn: unknown, i: number) => {
-      if (!isRecord(turn) || typeof turn.seq !== 'number' || typeof turn.messageId !== 'string') {
-        throw Error(`${where} kept turn ${i} is malformed`);
-      }
-      checkIds(turn.sent, `${where} kept turn ${i}`);
-      checkTurnMessages(turn.messages, `${where} kept turn ${i}`);
-    });
+    value.turns.forEach((turn: unknown, i: number) => checkKeptTurn(turn, `${where} kept turn ${i}`));
     return value as unknown as SummaryRecord;
   }
   throw Error(`${where} is of unknown kind ${q(value.kind)}`);
@@ -223,9 +233,9 @@ export const checkRecord = (
 harden(checkRecord);
 
 /**
- * The records a node read back holds (a record, or a chunk of turn
- * records: nodeValue), each checked as checkRecord does; throws a reason
- * when any is corrupt or belongs elsewhere.
+ * The records a node read back holds (a record, or a chunk of turns:
+ * nodeValue), each checked as checkRecord does; throws a reason when any
+ * is corrupt or belongs elsewhere.
  */
 export const checkNode = (
   value: unknown,
@@ -241,11 +251,11 @@ export const checkNode = (
   }
   const first = seqOfNodeName(name);
   if (value.seq !== first || first === undefined) throw Error(`${where} has sequence ${q(value.seq)}`);
-  if (!Array.isArray(value.records) || value.records.length < 2) throw Error(`${where} is a malformed chunk`);
-  return value.records.map((record: unknown, i: number) => {
-    const checked = checkRecord(record, nodeName(first + i), correspondent, thread);
-    if (checked.kind !== 'turn') throw Error(`${where} holds a summary`);
-    return checked;
+  if (!Array.isArray(value.turns) || value.turns.length < 2) throw Error(`${where} is a malformed chunk`);
+  return value.turns.map((turn: unknown, i: number): TurnRecord => {
+    const kept = checkKeptTurn(turn, `${where} turn ${i}`);
+    if (kept.seq !== first + i) throw Error(`${where} turn ${i} has sequence ${q(kept.seq)}`);
+    return harden({ v: RECORD_VERSION, kind: 'turn', correspondent, thread, ...kept });
   });
 };
 harden(checkNode);

@@ -22,7 +22,7 @@ export const storedNodes = async (fae: Far): Promise<readonly StoredNode[]> => {
   return nodes.flat();
 };
 
-/** One stored turn or summary: a node's record, or one of a chunk's (records.ts). */
+/** One stored turn or summary: a node's record, or one of a chunk's turns (records.ts). */
 export interface StoredRecord {
   readonly key: string;
   readonly seq: number;
@@ -33,6 +33,6 @@ export interface StoredRecord {
 export const storedRecords = async (fae: Far): Promise<readonly StoredRecord[]> =>
   (await storedNodes(fae)).flatMap(({ key, value }) => {
     const node = value as Record<string, unknown>;
-    const records = node.kind === 'chunk' ? (node.records as Record<string, unknown>[]) : [node];
+    const records = node.kind === 'chunk' ? (node.turns as Record<string, unknown>[]) : [node];
     return records.map(record => ({ key, seq: record.seq as number, record }));
   });
