@@ -10,7 +10,7 @@ import { startFaeInDaemon, type Far } from './support/fae-harness.js';
 import { makeScriptedProvider, type RecordedRequest } from './support/scripted-provider.js';
 import { messageText, specialNames } from './support/daemon.js';
 import { faultyPowers, makeFaults } from './support/faulty-powers.js';
-import { storedNodes, storedRecords } from './support/stored-nodes.js';
+import { storedNodes, storedRecords, untilStored } from './support/stored-nodes.js';
 import { CHUNK_TURNS } from '../src/conversations/store.js';
 
 const WAIT_MS = 30_000;
@@ -39,17 +39,6 @@ const startCounting = async (t: { teardown: (f: () => unknown) => void }) => {
     return messageText(await started.nextFromFae(WAIT_MS));
   };
   return { ...started, ask, storeLookups: () => storeLookups };
-};
-
-/** Waits until fae has stored `count` records (the store is written after the answer). */
-const untilStored = async (fae: Far, count: number) => {
-  const deadline = Date.now() + WAIT_MS;
-  for (;;) {
-    const records = await storedRecords(fae);
-    if (records.length >= count) return records;
-    if (Date.now() > deadline) throw Error(`only ${records.length} of ${count} records were stored`);
-    await new Promise(resolve => setTimeout(resolve, 20));
-  }
 };
 
 test('turns go a chunk per node; a restart reads the conversation back with a lookup per chunk', async t => {

@@ -12,7 +12,7 @@ import type { MessageRecord } from './support/daemon.js';
 import { startLlmServer, type RecordedRequest } from './support/llm-server.js';
 import { faultyPowers, makeFaults } from './support/faulty-powers.js';
 import { waitForLog } from './support/registry-tools.js';
-import { storedNodes } from './support/stored-nodes.js';
+import { storedNodes, untilStored } from './support/stored-nodes.js';
 
 /** Generous: the machine running the tests may be busy (no timing is asserted). */
 const WAIT_MS = 30_000;
@@ -215,6 +215,7 @@ test('a secret never reaches what is stored, even when said, called with and ans
   await nextFromFae(WAIT_MS);
   await E(host).send('fae', [`remember my token ${canary}`], [], []);
   await nextFromFae(WAIT_MS);
+  await untilStored(fae, 1);
   const nodes = await storedNodes(fae);
   t.is(nodes.length, 1);
   const stored = JSON.stringify(nodes);
@@ -246,6 +247,7 @@ test('corrupt, foreign or missing stored data gives a warning and a fresh conver
   t.true(logs.some(line => line.includes('conversations-directory-replaced')));
   await E(host).send('fae', ['one'], [], []);
   t.is(messageText(await nextFromFae(WAIT_MS)), 'users 1');
+  await untilStored(fae, 1);
   const [node] = await storedNodes(fae);
 
   // Corrupt: the stored turn is garbage.
@@ -261,6 +263,7 @@ test('corrupt, foreign or missing stored data gives a warning and a fresh conver
   t.is(messageText(await nextFromFae(WAIT_MS)), 'users 2');
 
   // Foreign: a node that names another correspondent.
+  await untilStored(fae, 1);
   const [first] = await storedNodes(fae);
   await E(fae).storeValue(harden({ ...(first.value as object), correspondent: 'someone else' }), ['conversations', first.key, first.name]);
   await daemon.restart();
@@ -312,6 +315,7 @@ test('forgetConversation forgets the sender’s conversation only; status counts
   await E(alice).send('fae', ['alice plan: the red door'], [], []);
   await nextMessage(alice, fromSelf(alice), WAIT_MS);
   t.is((await E(controller).status()).conversations, 2);
+  await untilStored(fae, 2);
   t.is((await E(fae).list('conversations')).length, 2);
 
   await E(host).send('fae', ['please forget everything I said'], [], []);
@@ -401,6 +405,7 @@ test('a summary is stored as the start of a new generation and comes back after 
     await nextFromFae(WAIT_MS);
   }
   t.true(logs.some(line => line.includes('conversation-compacted') && line.includes('turns=2')));
+  await untilStored(fae, 2);
   const nodes = await storedNodes(fae);
   t.deepEqual(nodes.map(node => node.name), ['n3', 'n4']);
   t.true(nodes[0].key.endsWith('-g2'));

@@ -36,3 +36,18 @@ export const storedRecords = async (fae: Far): Promise<readonly StoredRecord[]> 
     const records = node.kind === 'chunk' ? (node.turns as Record<string, unknown>[]) : [node];
     return records.map(record => ({ key, seq: record.seq as number, record }));
   });
+
+/**
+ * Every record fae has stored, once there are `count` of them or more:
+ * a turn is stored after its answer goes out (and once fae's own copy of
+ * the answer came, so that its record links it).
+ */
+export const untilStored = async (fae: Far, count: number, timeoutMs = 30_000): Promise<readonly StoredRecord[]> => {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const records = await storedRecords(fae);
+    if (records.length >= count) return records;
+    if (Date.now() > deadline) throw Error(`only ${records.length} of ${count} records were stored`);
+    await new Promise(resolve => setTimeout(resolve, 20));
+  }
+};
