@@ -6,7 +6,7 @@
 // are read back and go on.
 import test from 'ava';
 import { E } from '@endo/far';
-import { startFaeInDaemon, type Far } from './support/fae-harness.js';
+import { startFaeInDaemon } from './support/fae-harness.js';
 import { makeScriptedProvider, type RecordedRequest } from './support/scripted-provider.js';
 import { messageText, specialNames } from './support/daemon.js';
 import { faultyPowers, makeFaults } from './support/faulty-powers.js';
