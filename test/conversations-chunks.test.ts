@@ -3,12 +3,13 @@
 // until it holds CHUNK_TURNS, so that reading a conversation back after a
 // restart (or once it fell out of memory) takes one lookup per chunk, not
 // one per turn; conversations stored one turn per node, as before chunks,
-// are read back and go on.
+// are read back and go on; one fae wrote or read since it started is
+// read back without listing its nodes.
 import test from 'ava';
 import { E } from '@endo/far';
 import { startFaeInDaemon } from './support/fae-harness.js';
 import { makeScriptedProvider, type RecordedRequest } from './support/scripted-provider.js';
-import { messageText, specialNames } from './support/daemon.js';
+import { fromSelf, messageText, nextMessage, specialNames } from './support/daemon.js';
 import { faultyPowers, makeFaults } from './support/faulty-powers.js';
 import { storedNodes, storedRecords, untilStored } from './support/stored-nodes.js';
 import { CHUNK_TURNS } from '../src/conversations/store.js';
@@ -91,4 +92,42 @@ test('a conversation stored one turn per node, as before chunks, is read back wh
   const stored = await untilStored(fae.fae, 4);
   t.deepEqual(stored.map(record => record.seq), [1, 2, 3, 4]);
   t.true(JSON.stringify(stored.at(-1)?.record).includes(`from ${specialNames.host}: after the restart`));
+});
+
+test('a conversation fallen out of memory is read back without listing its nodes, which fae knows', async t => {
+  t.timeout(BUSY_TIMEOUT_MS);
+  const llm = makeScriptedProvider(Array.from({ length: 10 }, () => countUsers));
+  const faults = makeFaults();
+  const storeCalls: string[] = [];
+  const count = (method: string) => (args: readonly unknown[]) => {
+    const [first] = args;
+    const path = Array.isArray(first) ? first : args;
+    if (path[0] === 'conversations' && path.length > 1) storeCalls.push(method);
+    return false;
+  };
+  faults.refuse('list', count('list'));
+  faults.refuse('lookup', count('lookup'));
+  const started = await startFaeInDaemon({
+    provider: llm.provider,
+    env: { FAE_HELD_CONVERSATIONS: '1' },
+    wrapPowers: powers => faultyPowers(powers, faults),
+  });
+  t.teardown(() => started.daemon.stop());
+  await started.nextFromFae(WAIT_MS);
+  const alice = await E(started.host).provideGuest('alice', { introducedNames: { fae: 'fae' }, agentName: 'alice-agent' });
+  const hostAsks = async (text: string) => {
+    await E(started.host).send('fae', [text], [], []);
+    return messageText(await started.nextFromFae(WAIT_MS));
+  };
+  t.is(await hostAsks('one'), 'users 1');
+  t.is(await hostAsks('two'), 'users 2');
+  await untilStored(started.fae, 2);
+  // alice's conversation pushes the host's out of memory (one is held besides those in use).
+  for (const text of ['alice one', 'alice two']) {
+    await E(alice).send('fae', [text], [], []);
+    await nextMessage(alice, async m => (await fromSelf(alice)(m)) && messageText(m) !== '', WAIT_MS);
+  }
+  storeCalls.length = 0;
+  t.is(await hostAsks('three'), 'users 3', 'read back whole');
+  t.deepEqual(storeCalls, ['lookup'], 'one lookup, no listing');
 });

@@ -13,6 +13,7 @@ import { startLlmServer, type RecordedRequest } from './support/llm-server.js';
 import { faultyPowers, makeFaults } from './support/faulty-powers.js';
 import { waitForLog } from './support/registry-tools.js';
 import { storedNodes, untilStored } from './support/stored-nodes.js';
+import { until } from './support/until.js';
 
 /** Generous: the machine running the tests may be busy (no timing is asserted). */
 const WAIT_MS = 30_000;
@@ -253,11 +254,14 @@ test('corrupt, foreign or missing stored data gives a warning and a fresh conver
   // Corrupt: the stored turn is garbage.
   await E(fae).storeValue(harden({ v: 1, kind: 'turn', nonsense: true }), ['conversations', node.key, node.name]);
   await daemon.restart();
+  const done = () => logs.filter(line => line.includes('message-done')).length;
+  const doneBefore = done();
   await E(host).send('fae', ['two'], [], []);
   t.is(messageText(await nextFromFae(WAIT_MS)), 'users 1');
   t.true(logs.some(line => line.includes('conversation-unreadable') && line.includes(node.key.replace(/-g\d+$/, ''))));
 
-  // The fresh conversation replaced the bad one and reads back cleanly.
+  // The fresh conversation replaced the bad one (once stored: after its answer) and reads back cleanly.
+  t.true(await until(async () => done() > doneBefore));
   await daemon.restart();
   await E(host).send('fae', ['three'], [], []);
   t.is(messageText(await nextFromFae(WAIT_MS)), 'users 2');

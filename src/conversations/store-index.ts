@@ -23,6 +23,12 @@ interface Stored {
   judged: boolean;
   /** The first sequence number of the live generation's latest chunk of turns (store.ts), if known. */
   chunk: number | undefined;
+  /**
+   * The nodes of the live generation (their sequence numbers, oldest first),
+   * when fae knows every one (it wrote or listed them): reading it back
+   * then needs no listing. A number while there is one, as there mostly is.
+   */
+  nodes: number | readonly number[] | undefined;
 }
 
 export const makeStoreIndex = () => {
@@ -47,7 +53,7 @@ export const makeStoreIndex = () => {
       entry.generations = generations;
       return;
     }
-    stored.set(key, { generations, live: undefined, judged: false, chunk: undefined });
+    stored.set(key, { generations, live: undefined, judged: false, chunk: undefined, nodes: undefined });
     const prefix = key.slice(0, PREFIX_LENGTH);
     const listed = byCorrespondent.get(prefix);
     if (listed === undefined || listed === key) byCorrespondent.set(prefix, key);
@@ -95,6 +101,23 @@ export const makeStoreIndex = () => {
     setChunk: (key: string, seq: number | undefined) => {
       const entry = stored.get(key);
       if (entry !== undefined) entry.chunk = seq;
+    },
+    /** The nodes of `key`'s live generation, when every one is known. */
+    nodesOf: (key: string): readonly number[] | undefined => {
+      const nodes = stored.get(key)?.nodes;
+      return typeof nodes === 'number' ? [nodes] : nodes;
+    },
+    /** `key`'s live generation holds the nodes `seqs` (a new generation, or one listed). */
+    setNodes: (key: string, seqs: readonly number[]) => {
+      const entry = stored.get(key);
+      if (entry !== undefined) entry.nodes = seqs.length === 1 ? seqs[0] : harden([...seqs]);
+    },
+    /** Node `seq` of `key`'s live generation is written (known already, or one more). */
+    addNode: (key: string, seq: number) => {
+      const entry = stored.get(key);
+      if (entry === undefined || entry.nodes === undefined) return;
+      const nodes = typeof entry.nodes === 'number' ? [entry.nodes] : entry.nodes;
+      if (!nodes.includes(seq)) entry.nodes = harden([...nodes, seq]);
     },
     /** Whether `key` was read (or written anew) in this incarnation. */
     judged: (key: string) => stored.get(key)?.judged ?? false,

@@ -158,9 +158,44 @@ const listTopDirectory = async (
   }
 };
 
-/** The node names and values of one generation, as read; rejects when refused. */
-const readGeneration = async (powers: Ref<GuestPowers>, key: string, generation: number) => {
+/**
+ * The node names and values of one generation, as read; rejects when
+ * refused. With `known`, the names fae wrote it with (store-index.ts), it
+ * is read without a listing; when that read fails (its nodes changed
+ * behind fae's back), it is read with one.
+ */
+const readGeneration = async (
+  powers: Ref<GuestPowers>,
+  key: string,
+  generation: number,
+  known?: readonly number[],
+): Promise<GenerationRead> => {
+  if (known !== undefined) {
+    try {
+      return await readNodes(powers, key, generation, known.map(nodeName));
+    } catch {
+      // Listed below.
+    }
+  }
   const names = await patiently('list a stored conversation', () => E(powers).list(...path(key, generation)));
+  return readNodes(powers, key, generation, names);
+};
+
+interface GenerationRead {
+  /** Names that are no node of fae's. */
+  readonly strangers: readonly string[];
+  /** Fae's nodes, in sequence order. */
+  readonly usable: readonly { readonly name: string; readonly seq: number | undefined }[];
+  readonly values: readonly unknown[];
+}
+
+/** The values of nodes `names` of one generation; rejects when refused. */
+const readNodes = async (
+  powers: Ref<GuestPowers>,
+  key: string,
+  generation: number,
+  names: readonly string[],
+): Promise<GenerationRead> => {
   const nodes = names.map(name => ({ name, seq: seqOfNodeName(name) }));
   const usable = nodes.filter(node => node.seq !== undefined).sort((a, b) => (a.seq ?? 0) - (b.seq ?? 0));
   const values = await Promise.all(
@@ -174,7 +209,7 @@ const readGeneration = async (powers: Ref<GuestPowers>, key: string, generation:
 /** The records of a generation read back, and its latest chunk's first sequence number; throws why they cannot be used. */
 const checkGeneration = (
   key: string,
-  { strangers, usable, values }: Awaited<ReturnType<typeof readGeneration>>,
+  { strangers, usable, values }: GenerationRead,
   correspondent: string,
   thread: string | undefined,
 ) => {
@@ -274,12 +309,14 @@ export const makeConversationStore = (
     for (const generation of index.generationsOf(key)) {
       // Sequential on purpose: an older generation is read only if the newer is unusable.
       // eslint-disable-next-line no-await-in-loop
-      const read = await readGeneration(powers, key, generation);
+      const known = index.liveOf(key) === generation ? index.nodesOf(key) : undefined;
+      const read = await readGeneration(powers, key, generation, known);
       try {
         const { records, chunk } = checkGeneration(key, read, correspondent, thread);
         if (records.length > 0) {
           index.judge(key, generation);
           index.setChunk(key, chunk);
+          index.setNodes(key, read.usable.map(node => node.seq ?? 0));
           return records;
         }
       } catch (error) {
@@ -309,6 +346,7 @@ export const makeConversationStore = (
     index.addGeneration(key, generation);
     index.judge(key, generation);
     index.setChunk(key, record.kind === 'turn' ? record.seq : undefined);
+    index.setNodes(key, [record.seq]);
   };
 
   const append = async (key: string, record: ConversationRecord, earlier: EarlierRecords = () => []) => {
@@ -324,6 +362,7 @@ export const makeConversationStore = (
       E(powers).storeValue(nodeValue(records), path(key, generation, nodeName(first))),
     );
     index.setChunk(key, first);
+    index.addNode(key, first);
   };
 
   const removeGeneration = async (key: string, generation: number) => {
