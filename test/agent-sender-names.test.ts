@@ -56,10 +56,14 @@ test('senders fae has no name for are told apart, each by the label status() lis
   await nextFromFae(WAIT_MS);
   const guest = (name: string) => E(host).provideGuest(name, { introducedNames: { fae: 'fae' }, agentName: `${name}-agent` });
   const [alice, bob] = await Promise.all([guest('alice'), guest('bob')]);
+  /** The number of fae's latest answer to each writer. */
+  const answered = new Map<Far, bigint>();
   /** The label the model was told `writer`'s message under, once fae answered it. */
   const labelOf = async (writer: Far, words: string) => {
     await E(writer).send('fae', [words], [], []);
-    await nextMessage(writer, fromSelf(writer), WAIT_MS);
+    const after = answered.get(writer) ?? -1n;
+    const answer = await nextMessage(writer, async m => m.number > after && (await fromSelf(writer)(m)), WAIT_MS);
+    answered.set(writer, answer.number);
     const text: string = llm.requests.at(-1)?.messages.at(-1)?.content ?? '';
     const label = /from an unnamed sender \((unnamed-[0-9a-f]{8})\): /.exec(text)?.[1];
     t.truthy(label, text);

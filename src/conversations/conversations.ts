@@ -64,13 +64,11 @@ export interface ConversationsOptions {
   readonly dismissOwnCopies?: (numbers: readonly bigint[]) => Promise<void>;
   /** How long own copies wait for their conversation's next turn before their links are stored on their own (link-writes.ts). */
   readonly linkPauseMs?: number;
-  /** How long a finished turn waits for fae's own copy of its answer (open-turns.ts). */
-  readonly answerCopyWaitMs?: number;
 }
 
 export const makeConversations = (
   powers: Ref<GuestPowers>,
-  { provider, limits, systemPrompt, redact, logger, onUsage, dismissOwnCopies = async () => {}, linkPauseMs, answerCopyWaitMs }: ConversationsOptions,
+  { provider, limits, systemPrompt, redact, logger, onUsage, dismissOwnCopies = async () => {}, linkPauseMs }: ConversationsOptions,
 ) => {
   const store = makeConversationStore(powers, logger);
   const memory = makeConversationMemory(store, { logger, redact, heldLimit: limits.heldConversations });
@@ -111,7 +109,7 @@ export const makeConversations = (
       sync.stop();
       linkWrites.stop();
     },
-    open: makeTurnOpening({ memory, lines, threads, links, requests, redact, answerCopyWaitMs }),
+    open: makeTurnOpening({ memory, lines, threads, links, requests, redact }),
     /** The scheduling lane of a message (thread-finder.ts): a hint; open() decides, and keeps one conversation's turns in order. */
     laneOf: threads.laneOf,
     forget: makeForget({ memory, store, lines, links, logger, redact }),

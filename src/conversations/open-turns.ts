@@ -39,15 +39,6 @@ export interface OpenTurn {
   readonly abandon: () => void;
 }
 
-/**
- * How long a finished turn waits for fae's own copy of its answer, so that
- * its record links it (one write) rather than a second write adding the
- * link after it (link-writes.ts): a copy mostly comes within a daemon round
- * trip of the answer; one later (fae's reader behind, a burst of mail) is
- * linked as before. Meanwhile only the turn's own thread waits.
- */
-export const ANSWER_COPY_WAIT_MS = 100;
-
 export interface TurnOpeningOptions {
   readonly memory: ConversationMemory;
   readonly lines: TurnLines;
@@ -55,23 +46,13 @@ export interface TurnOpeningOptions {
   readonly links: OwnCopyLinks;
   readonly requests: Requests;
   readonly redact: Redact;
-  /** ANSWER_COPY_WAIT_MS, unless a test says otherwise. */
-  readonly answerCopyWaitMs?: number;
 }
 
 /** A message's id; on the February daemon, which gives none, its number. */
 const idOf = (message: MessageRecord) =>
   typeof message.messageId === 'string' ? message.messageId : `#${message.number}`;
 
-export const makeTurnOpening = ({
-  memory,
-  lines,
-  threads,
-  links,
-  requests,
-  redact,
-  answerCopyWaitMs = ANSWER_COPY_WAIT_MS,
-}: TurnOpeningOptions) => {
+export const makeTurnOpening = ({ memory, lines, threads, links, requests, redact }: TurnOpeningOptions) => {
   const { held, sync } = memory;
   /**
    * Each message of a turn as it will be stored (redacted), made once. The
@@ -156,10 +137,6 @@ export const makeTurnOpening = ({
       prepareRequest: (current, schemas, options) =>
         requests.prepare(conversation, current.map(asStored), schemas, options),
       finish: async (note?: string) => {
-        // A message without an id has no copy linked to it.
-        if (typeof message.messageId === 'string' && !place.forgotten()) {
-          await links.arrival(conversation.key, message.messageId, answerCopyWaitMs);
-        }
         // In the conversation at once, so the next turn in line sees it.
         const recorded = place.forgotten() ? undefined : record(conversation, messageId, messages, note);
         lines.end(place);

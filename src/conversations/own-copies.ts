@@ -25,8 +25,6 @@ export const makeOwnCopies = () => {
   const byNumber = new Map<bigint, OwnCopy>();
   const byMessageId = new Map<string, OwnCopy>();
   const byKey = new Map<string, Set<OwnCopy>>();
-  /** Who waits for a copy answering a message, by that message's id (one turn per message). */
-  const arrivals = new Map<string, () => void>();
 
   const remove = (copy: OwnCopy) => {
     byNumber.delete(copy.number);
@@ -59,24 +57,6 @@ export const makeOwnCopies = () => {
       byMessageId.set(copy.messageId, copy);
       byKey.set(copy.key, (byKey.get(copy.key) ?? new Set()).add(copy));
       if (byNumber.size > OWN_COPIES_LIMIT) remove(byNumber.values().next().value as OwnCopy);
-      arrivals.get(copy.replyTo)?.();
-    },
-    /**
-     * Resolves once a copy of conversation `key` answering message
-     * `replyTo` is kept (at once when one is), or after `ms`.
-     */
-    arrival: (key: string, replyTo: string, ms: number) => {
-      if ([...(byKey.get(key) ?? [])].some(copy => copy.replyTo === replyTo) || ms <= 0) return Promise.resolve();
-      return new Promise<void>(resolve => {
-        const done = () => {
-          clearTimeout(timer);
-          if (arrivals.get(replyTo) === done) arrivals.delete(replyTo);
-          resolve();
-        };
-        const timer = setTimeout(done, ms);
-        arrivals.get(replyTo)?.();
-        arrivals.set(replyTo, done);
-      });
     },
     origin,
     /** The copies that belong to conversation `key`. */

@@ -32,8 +32,6 @@ export const makeOwnCopyLinks = ({
   harden({
     /** The copies whose links conversation `key` stores with its next record. */
     of: (key: string) => ownCopies.of(key),
-    /** Resolves once fae's own copy of an answer to message `replyTo` of conversation `key` is here, or after `ms`. */
-    arrival: (key: string, replyTo: string, ms: number) => ownCopies.arrival(key, replyTo, ms),
     /** Their links are stored (or their conversation gone): they may go. */
     release: async (copies: readonly OwnCopy[]) => {
       const released = ownCopies.release(copies);
