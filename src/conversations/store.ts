@@ -307,9 +307,9 @@ export const makeConversationStore = (
     // refusal ends the search: an older generation must not stand in for
     // a newer one that could not be read.
     for (const generation of index.generationsOf(key)) {
+      const known = index.liveOf(key) === generation ? index.nodesOf(key) : undefined;
       // Sequential on purpose: an older generation is read only if the newer is unusable.
       // eslint-disable-next-line no-await-in-loop
-      const known = index.liveOf(key) === generation ? index.nodesOf(key) : undefined;
       const read = await readGeneration(powers, key, generation, known);
       try {
         const { records, chunk } = checkGeneration(key, read, correspondent, thread);
