@@ -1,6 +1,7 @@
-// The answer goes out before the turn is stored (fae.ts): a slow store
-// must not keep the sender waiting, and the message is dismissed only once
-// the answer is out.
+// The answer goes out before the turn is stored (turn-closing.ts): a slow
+// store must not keep the sender waiting; the message is dismissed only
+// once the turn is stored, so that a restart in between replays a message
+// fae finds stored rather than losing the turn from its conversation.
 import test from 'ava';
 import { E } from '@endo/far';
 import { startFaeInDaemon } from './support/fae-harness.js';
@@ -8,6 +9,7 @@ import { makeScriptedProvider } from './support/scripted-provider.js';
 import { messageText } from './support/daemon.js';
 import { faultyPowers, makeFaults } from './support/faulty-powers.js';
 import { waitForLog } from './support/registry-tools.js';
+import { until } from './support/until.js';
 
 const WAIT_MS = 30_000;
 const BUSY_TIMEOUT_MS = 300_000;
@@ -32,4 +34,33 @@ test('a store that hangs does not hold back the answer, and the turn is stored o
   t.is(stored.length, 1);
   const nodes: string[] = await E(fae).list('conversations', stored[0]);
   t.deepEqual(nodes, ['n1']);
+});
+
+test('the message is dismissed once its turn is stored; a restart before that replays it, and nothing is lost', async t => {
+  t.timeout(BUSY_TIMEOUT_MS);
+  const faults = makeFaults();
+  const countUsers = (request: { messages: readonly { role: string }[] }) => ({
+    text: `users ${request.messages.filter(m => m.role === 'user').length}`,
+  });
+  const llm = makeScriptedProvider([{ text: 'first answer' }, countUsers, countUsers]);
+  const { host, fae, nextFromFae, daemon } = await startFaeInDaemon({
+    provider: llm.provider,
+    // No answer kept open to its sender's edits (August): each message is dismissed once handled.
+    env: { FAE_EDITABLE_TURNS: '0' },
+    wrapPowers: powers => faultyPowers(powers, faults),
+  });
+  t.teardown(() => daemon.stop());
+  await nextFromFae(WAIT_MS);
+  const release = faults.hold('storeValue', ([, path]) => Array.isArray(path) && path[0] === 'conversations');
+  await E(host).send('fae', ['remember this'], [], []);
+  t.is(messageText(await nextFromFae(WAIT_MS)), 'first answer');
+  // Answered, not stored yet: still in fae's inbox.
+  const waiting = async () => (await E(fae).listMessages()).some((m: { strings?: string[] }) => m.strings?.[0] === 'remember this');
+  await new Promise(resolve => setTimeout(resolve, 200));
+  t.true(await waiting(), 'not dismissed before its turn is stored');
+  release();
+  t.true(await until(async () => !(await waiting())), 'dismissed once stored');
+  await daemon.restart();
+  await E(host).send('fae', ['and now?'], [], []);
+  t.is(messageText(await nextFromFae(WAIT_MS)), 'users 2', 'the turn was kept');
 });

@@ -70,11 +70,12 @@ export const makeTurnClosing = (options: MessageTurnOptions) => {
   };
 
   /**
-   * The answer goes out first: the sender waits for nothing else. Then,
-   * together, the turn is stored and the message dismissed (a dismissed
+   * The answer goes out first: the sender waits for nothing else. Then
+   * the turn is stored, and then the message dismissed (a dismissed
    * message can no longer be replied to). A crash between the answer and
    * the store replays the message after a restart, so the sender may hear
-   * twice, never not at all.
+   * twice, never not at all; one between the store and the dismissal
+   * replays a message fae finds stored, and does not answer again.
    */
   const close = async (message: InboxMessage, { state, turn, progress, earlier, subject, onAnswered }: Closer, closing: Closing) => {
     const notices = [
@@ -104,13 +105,17 @@ export const makeTurnClosing = (options: MessageTurnOptions) => {
     // links, and the answer's must not be dismissed while it can be edited.
     if (keep) editable.keep(message.number, options.threadOf(message), answer ?? NO_COPY, earlier);
     else if (earlier !== undefined) editable?.discard(earlier);
-    const [, dismissed] = await Promise.all([
-      turn?.finish(closing.noted === true ? text : undefined),
-      // Handled messages are dismissed so a restart does not replay them.
-      !keep && (config.autoDismiss || state.dismissed) ? options.dismiss(message.number) : false,
-      // The host read the detail as its answer; anyone else's trouble is reported to it (host-reports.ts).
-      ...notices.map(notice => (subject.fromHost ? reports.told(notice) : reports.report(notice))),
-    ]);
+    // The host read the detail as its answer; anyone else's trouble is reported to it (host-reports.ts).
+    const reported = Promise.all(notices.map(notice => (subject.fromHost ? reports.told(notice) : reports.report(notice))));
+    // Stored before dismissed: a restart between the two replays the
+    // message, which fae then finds stored and does not answer again; the
+    // other way round, a restart between them lost the turn from its
+    // conversation. (A store the daemon refuses is kept in memory and
+    // tried again: finish does not wait for it.)
+    await turn?.finish(closing.noted === true ? text : undefined);
+    // Handled messages are dismissed so a restart does not replay them.
+    const dismissed = !keep && (config.autoDismiss || state.dismissed) ? await options.dismiss(message.number) : false;
+    await reported;
     logger.event('message-done', { message: message.number, messageId: message.messageId });
     events.emit({ type: 'turn-done', message: message.number, messageId: message.messageId ?? '' });
     return dismissed ? 'dismissed' : 'answered';
