@@ -4,6 +4,7 @@
 import { q } from '@endo/errors';
 import type { ChatMessage, ToolCall } from '../../providers/types.js';
 import type { Redact } from '../logging/redact.js';
+import { isRecord } from '../is-record.js';
 
 export const RECORD_VERSION = 1;
 
@@ -124,9 +125,6 @@ export const redactMessage = (message: ChatMessage, redact: Redact): ChatMessage
   return harden(copy);
 };
 harden(redactMessage);
-
-const isRecord = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 const ROLES = new Set(['user', 'assistant', 'tool']);
 

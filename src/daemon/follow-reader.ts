@@ -17,6 +17,7 @@
 import { E } from '@endo/far';
 import { q } from '@endo/errors';
 import { makePromiseKit } from '@endo/promise-kit';
+import { isRecord } from '../is-record.js';
 
 /** A remote reference returned by a follow* method; only E() works on it. */
 export type FollowRef = object;
@@ -56,11 +57,8 @@ const isThenable = (value: unknown): value is PromiseLike<unknown> =>
   value !== null &&
   typeof (value as { then?: unknown }).then === 'function';
 
-const isRecord = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' &&
-  value !== null &&
-  !isThenable(value) &&
-  !Array.isArray(value);
+/** A record that is no promise (a thenable would be adopted when awaited). */
+const isPlainRecord = (value: unknown): value is Record<string, unknown> => isRecord(value) && !isThenable(value);
 
 /**
  * An acknowledgement node must be a record `{ value, promise }` (value may
@@ -68,9 +66,9 @@ const isRecord = (value: unknown): value is Record<string, unknown> =>
  * for the next node. Anything else is refused rather than guessed at.
  */
 const readAckNode = (node: unknown): { value: unknown; promise: PromiseLike<unknown> | null } => {
-  const keys = isRecord(node) ? Object.keys(node) : [];
+  const keys = isPlainRecord(node) ? Object.keys(node) : [];
   if (
-    !isRecord(node) ||
+    !isPlainRecord(node) ||
     !('promise' in node) ||
     keys.some(key => key !== 'value' && key !== 'promise') ||
     (node.promise !== null && !isThenable(node.promise))
@@ -140,7 +138,7 @@ const makeRefPuller = <T>(ref: FollowRef | PromiseLike<FollowRef>): Puller<T> =>
     read: async () => {
       started = true;
       const result: unknown = await E(ref as Far).next();
-      if (!isRecord(result) || typeof result.done !== 'boolean') {
+      if (!isPlainRecord(result) || typeof result.done !== 'boolean') {
         throw Error(
           `The daemon's iterator gave a malformed result ${q(result)}: expected a record {value, done}`,
         );

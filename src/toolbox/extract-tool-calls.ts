@@ -4,6 +4,7 @@
 // module recovers those calls and strips the reasoning, so neither the
 // calls are lost nor the reasoning fed back to the model.
 import type { ToolCall } from '../../providers/types.js';
+import { isRecord } from '../is-record.js';
 
 export interface ExtractedToolCalls {
   /** The content with tool-call and think blocks removed, trimmed. */
@@ -28,9 +29,6 @@ export const stripThinkBlocks = (content: string): string => {
   return text.trim();
 };
 harden(stripThinkBlocks);
-
-const isRecord = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** Turns the arguments found in a block into the JSON text a ToolCall holds. */
 const argumentsText = (value: unknown): string => {

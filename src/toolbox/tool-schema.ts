@@ -3,12 +3,10 @@
 // is checked and normalised here before the model ever sees it.
 import { q } from '@endo/errors';
 import type { JsonSchema, ToolSchema } from '../../providers/types.js';
+import { isRecord } from '../is-record.js';
 
 // The strictest name rule among the providers (OpenAI and Anthropic).
 const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
-
-const isRecord = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 export type SchemaCheck =
   | {
