@@ -12,7 +12,6 @@
 //     not kept.
 // What is left is the moment between a rename and fae hearing of it, the
 // same for any reader of the daemon.
-import { createHash } from 'node:crypto';
 import { formulaIdOf } from '../daemon/dialect.js';
 import type { OwnNamesWatch } from '../daemon/own-names.js';
 import { makeRecentMap } from '../recent-map.js';
@@ -29,11 +28,11 @@ export type SenderNames = (from: string) => Promise<readonly string[]>;
 export type SenderNamesLookup = SenderNames & { readonly readsUnderWay: () => number };
 
 /**
- * Where a sender's names are kept: 128 bits of a hash of its raw id,
- * rather than the id itself, some 200 characters kept for each of LIMIT
- * senders.
+ * Where a sender's names are kept: the key its usage is kept under (a
+ * hash of its id, remembered for the latest senders), rather than the id
+ * itself, some 200 characters kept for each of LIMIT senders.
  */
-const keyOf = (id: string) => createHash('sha256').update(id).digest().toString('base64url', 0, 16);
+const keyOf = correspondentKeyOf;
 
 export const makeSenderNames = (read: SenderNames, ownNames: OwnNamesWatch): SenderNamesLookup => {
   /** Kept names, by keyOf the sender's raw id. */
