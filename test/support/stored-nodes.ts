@@ -2,6 +2,7 @@
 // generation's directory (`key`), each node's name and its value.
 import { E } from '@endo/far';
 import type { Far } from './fae-harness.js';
+import { until } from './until.js';
 
 export interface StoredNode {
   /** The generation's directory, `<conversation key>-g<n>`. */
@@ -43,11 +44,11 @@ export const storedRecords = async (fae: Far): Promise<readonly StoredRecord[]> 
  * the answer came, so that its record links it).
  */
 export const untilStored = async (fae: Far, count: number, timeoutMs = 30_000): Promise<readonly StoredRecord[]> => {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const records = await storedRecords(fae);
-    if (records.length >= count) return records;
-    if (Date.now() > deadline) throw Error(`only ${records.length} of ${count} records were stored`);
-    await new Promise(resolve => setTimeout(resolve, 20));
-  }
+  let records: readonly StoredRecord[] = [];
+  const stored = await until(async () => {
+    records = await storedRecords(fae);
+    return records.length >= count;
+  }, timeoutMs);
+  if (!stored) throw Error(`only ${records.length} of ${count} records were stored`);
+  return records;
 };
