@@ -1,7 +1,9 @@
 // The answer goes out before the turn is stored (turn-closing.ts): a slow
 // store must not keep the sender waiting; the message is dismissed only
 // once the turn is stored, so that a restart in between replays a message
-// fae finds stored rather than losing the turn from its conversation.
+// fae finds stored rather than losing the turn from its conversation; a
+// restart before the store replays a message that fae's own copy of the
+// answer shows answered: the turn is kept from the two.
 import test from 'ava';
 import { E } from '@endo/far';
 import { startFaeInDaemon } from './support/fae-harness.js';
@@ -63,4 +65,49 @@ test('the message is dismissed once its turn is stored; a restart before that re
   await daemon.restart();
   await E(host).send('fae', ['and now?'], [], []);
   t.is(messageText(await nextFromFae(WAIT_MS)), 'users 2', 'the turn was kept');
+});
+
+test('a restart between the answer and its store keeps the turn from fae\'s own copy of the answer, and does not answer again', async t => {
+  t.timeout(BUSY_TIMEOUT_MS);
+  const faults = makeFaults();
+  const countUsers = (request: { messages: readonly { role: string }[] }) => ({
+    text: `users ${request.messages.filter(m => m.role === 'user').length}`,
+  });
+  const llm = makeScriptedProvider([{ text: 'first answer' }, countUsers, countUsers]);
+  const { host, nextFromFae, daemon, logs } = await startFaeInDaemon({
+    provider: llm.provider,
+    env: { FAE_EDITABLE_TURNS: '0' },
+    wrapPowers: powers => faultyPowers(powers, faults),
+  });
+  t.teardown(() => daemon.stop());
+  await nextFromFae(WAIT_MS);
+  const release = faults.hold('storeValue', ([, path]) => Array.isArray(path) && path[0] === 'conversations');
+  await E(host).send('fae', ['remember this'], [], []);
+  t.is(messageText(await nextFromFae(WAIT_MS)), 'first answer');
+  // The turn never reaches the store before the restart.
+  await daemon.restart();
+  release();
+  await E(host).send('fae', ['and now?'], [], []);
+  t.is(messageText(await nextFromFae(WAIT_MS)), 'users 2', 'the turn was kept from the answer fae gave');
+  t.is(llm.requests.length, 2, 'the message was not answered again');
+  t.true(logs.some(line => line.includes('answered-turn-kept')));
+});
+
+test('a forgotten conversation is not brought back by a restart that finds its answered messages still open to edits', async t => {
+  t.timeout(BUSY_TIMEOUT_MS);
+  const countUsers = (request: { messages: readonly { role: string }[] }) => ({
+    text: `users ${request.messages.filter(m => m.role === 'user').length}`,
+  });
+  const llm = makeScriptedProvider([{ text: 'noted' }, countUsers]);
+  // On August answered messages stay in the inbox, open to edits, for a while.
+  const { host, nextFromFae, daemon } = await startFaeInDaemon({ provider: llm.provider });
+  t.teardown(() => daemon.stop());
+  await nextFromFae(WAIT_MS);
+  await E(host).send('fae', ['my secret is 42'], [], []);
+  t.is(messageText(await nextFromFae(WAIT_MS)), 'noted');
+  await E(host).send('fae', ['/forget'], [], []);
+  t.regex(messageText(await nextFromFae(WAIT_MS)), /forgotten our conversation/);
+  await daemon.restart();
+  await E(host).send('fae', ['and now?'], [], []);
+  t.is(messageText(await nextFromFae(WAIT_MS)), 'users 1', 'the conversation starts afresh');
 });

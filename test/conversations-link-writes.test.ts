@@ -3,7 +3,8 @@
 // record of their conversation's latest turn, and the copies dismissed, so
 // that fae's inbox, and what it holds of it, does not grow with every
 // correspondent who stops writing; a turn within the pause carries them
-// itself, with no write more.
+// itself, with no write more, and a turn that replied waits briefly for the
+// copy of its own answer, to carry its link too.
 import test from 'ava';
 import type { ExecutionContext } from 'ava';
 import type { MessageRecord } from '../src/daemon/endo-types.js';
@@ -12,6 +13,7 @@ import { faultyPowers, makeFaults } from './support/faulty-powers.js';
 import { until } from './support/until.js';
 
 const PAUSE_MS = 20;
+const ANSWER_WAIT_MS = 200;
 
 /**
  * Conversations whose own copies wait PAUSE_MS; `again()` makes others on
@@ -33,6 +35,7 @@ const setUp = async (t: ExecutionContext) => {
         dismissed.push(...numbers);
       },
       linkPauseMs: PAUSE_MS,
+      answerCopyWaitMs: ANSWER_WAIT_MS,
     },
   });
   return { conversations, again, stored, dismissed, faults };
@@ -100,4 +103,37 @@ test('however many correspondents stop writing, none leaves an own copy waiting'
     await conversations.noteOwnMessage(mail(`${name}-a`, `${name}-q`), name);
   }
   t.true(await until(async () => dismissed.length === count, 20_000));
+});
+
+test('a turn that replied waits for the own copy of its answer and stores its link itself: one write, and the copy dismissed', async t => {
+  const { conversations, again, stored, dismissed } = await setUp(t);
+  const turn = (await conversations.open(mail('w1'), 'ada', 'a question'))!;
+  turn.messages.push(harden({ role: 'assistant', content: 'the answer' }));
+  const finished = turn.finish(undefined, true);
+  // The copy comes as the inbox reads on, after the reply went out.
+  await sleep(PAUSE_MS);
+  const copy = mail('wa1', 'w1');
+  await conversations.noteOwnMessage(copy, 'ada');
+  await finished;
+  t.deepEqual(dismissed, [copy.number]);
+  await sleep(PAUSE_MS * 5);
+  t.is(stored.length, 1, 'the turn and the link in one record');
+  // After a restart a reply to the answer finds its thread.
+  const restarted = await again();
+  const reply = (await restarted.open(mail('w2', 'wa1'), 'ada', 'about that'))!;
+  t.deepEqual(await requestTexts(reply), [SYSTEM_PROMPT, 'a question', 'the answer', 'about that']);
+  reply.abandon();
+});
+
+test('an answer whose own copy does not come in time is stored without it, and linked when the copy comes', async t => {
+  const { conversations, stored, dismissed } = await setUp(t);
+  const turn = (await conversations.open(mail('x1'), 'ada', 'a question'))!;
+  turn.messages.push(harden({ role: 'assistant', content: 'the answer' }));
+  await turn.finish(undefined, true);
+  t.is(stored.length, 1);
+  t.deepEqual(dismissed, []);
+  const copy = mail('xa1', 'x1');
+  await conversations.noteOwnMessage(copy, 'ada');
+  t.true(await until(async () => dismissed.length === 1, 10_000));
+  t.is(stored.length, 2, 'the late link in a write of its own');
 });

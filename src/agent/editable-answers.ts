@@ -98,6 +98,14 @@ export const makeEditableAnswers = ({ perThread, keepMs, dismiss }: EditableAnsw
     },
     /** Whether `copy` is fae's own copy of an answer still editable (not to be dismissed yet). */
     holdsCopy: (copy: bigint) => answerCopies.has(copy),
+    /**
+     * Dismisses what is kept of the threads `forgotten` picks: a forgotten
+     * conversation is not brought back by an edit, nor by a restart that
+     * finds its answered messages (message-turn.ts).
+     */
+    releaseThreads: (forgotten: (thread: string) => boolean) => {
+      for (const [number, entry] of [...kept]) if (forgotten(entry.thread)) release(number);
+    },
     /** Dismisses everything still kept (fae stops). */
     releaseAll: () => {
       for (const number of [...kept.keys()]) release(number);

@@ -226,7 +226,7 @@ const conversationsOf = (
 const turnsOn = (
   parts: FaeParts,
   daemon: DaemonAdapter,
-  answeredBefore: Promise<ReadonlySet<string>>,
+  answeredBefore: Promise<ReadonlyMap<string, string>>,
   approvals: Approvals,
 ) => {
   const { config, logger, redact, conversations, registry, events, copies, editable, correspondentOf } = parts;
@@ -270,7 +270,7 @@ const followMail = async (
   // Read before the replay is followed, so that it is what was there at the restart.
   const answeredBefore = answeredAtStart(daemon).catch(error => {
     logger.warn('inbox-not-listed', { error });
-    return harden(new Set<string>());
+    return harden(new Map<string, string>());
   });
   await answeredBefore;
   const turns = turnsOn(parts, daemon, answeredBefore, approvals);

@@ -12,6 +12,7 @@ import type { MessageRecord } from '../daemon/endo-types.js';
 import type { Logger } from '../logging/log.js';
 import type { Redact } from '../logging/redact.js';
 import type { Conversations, OpenTurn } from '../conversations/conversations.js';
+import { correspondentPrefix } from '../conversations/threads.js';
 import type { BuiltIns } from '../toolbox/built-in-tools.js';
 import { withTurnTools } from '../toolbox/built-in-turn-tools.js';
 import type { DiscoveredTools } from '../toolbox/tools.js';
@@ -93,8 +94,8 @@ export interface MessageTurnOptions {
   readonly editable?: EditableAnswers;
   /** The thread a message goes to, for the bounds of editable answers (a hint). */
   readonly threadOf: (message: InboxMessage) => string;
-  /** Ids of messages fae's inbox shows answered when fae started (answered-at-start.ts). */
-  readonly answeredBefore: Promise<ReadonlySet<string>>;
+  /** Messages fae's inbox shows answered when fae started, with their answers, by id (answered-at-start.ts). */
+  readonly answeredBefore: Promise<ReadonlyMap<string, string>>;
   /** Whether a message comes from fae's host, who reads the operator's detail. */
   readonly isFromHost: (message: MessageRecord) => boolean;
   /** The host's budget of tokens per correspondent per day (budget.ts). */
@@ -140,11 +141,19 @@ const EDITED_NOTE =
  * Forgets the turn's correspondent. A failure reaches the caller (the
  * model, as the tool's error), and the sender in fae's own words.
  */
-const forgetting = ({ conversations, redact }: MessageTurnOptions, state: TurnState) => () =>
-  conversations.forget(state.correspondent).catch(error => {
+const forgetting = ({ conversations, redact, editable }: MessageTurnOptions, state: TurnState) => async () => {
+  let forgotten: number;
+  try {
+    forgotten = await conversations.forget(state.correspondent);
+  } catch (error) {
     state.forgetFailure = redact(error instanceof Error ? error.message : String(error));
     throw error;
-  });
+  }
+  // The threads' keys begin with their correspondent's part (threads.ts).
+  const prefix = correspondentPrefix(state.correspondent);
+  editable?.releaseThreads(thread => thread.startsWith(prefix));
+  return forgotten;
+};
 
 /** The turn's own built-ins: its message, its correspondent's mail, its correspondent to forget. */
 const turnToolsOf = (options: MessageTurnOptions, state: TurnState) => {
@@ -391,6 +400,28 @@ export const makeMessageTurns = (options: MessageTurnOptions) => {
     return setAside(options, 'message-already-handled', number, progress);
   };
 
+  /**
+   * Answered before a restart that may have come before its turn was
+   * stored: the turn is kept, from the message and the answer fae's own
+   * copy shows (what the model did on the way is not known), unless it is
+   * stored already; it is not answered again.
+   */
+  const keepAnswered = async (message: InboxMessage, state: TurnState, sender: string, answer: string, progress: TurnProgress) => {
+    // A command's answer is no turn of a conversation.
+    if (commandOf(message) !== undefined) return alreadyHandled(message.number, progress);
+    try {
+      const turn = await openTurn(message, state, sender, undefined);
+      if (turn !== undefined) {
+        turn.messages.push(harden({ role: 'assistant', content: answer }));
+        await turn.finish();
+        logger.event('answered-turn-kept', { message: message.number });
+      }
+    } catch (error) {
+      logger.warn('answered-turn-not-kept', { message: message.number, error });
+    }
+    return alreadyHandled(message.number, progress);
+  };
+
   const handleTurn = async (
     message: InboxMessage,
     state: TurnState,
@@ -408,9 +439,9 @@ export const makeMessageTurns = (options: MessageTurnOptions) => {
     const subject = subjectOf(message, sender, options.isFromHost(message), options.redact);
     let turn: OpenTurn | undefined;
     let closing: Closing;
-    const answeredBefore = earlier === undefined && message.messageId !== undefined && (await options.answeredBefore).has(message.messageId);
+    const answeredBefore = earlier === undefined && message.messageId !== undefined ? (await options.answeredBefore).get(message.messageId) : undefined;
     try {
-      if (answeredBefore) return await alreadyHandled(number, progress);
+      if (answeredBefore !== undefined) return await keepAnswered(message, state, sender, answeredBefore, progress);
       const command = commandOf(message);
       const allowed = command === undefined ? modelAllowed(options, state, sender, subject.fromHost) : 'ok';
       // Told so already (past its budget today, or paused): dismissed with no answer.

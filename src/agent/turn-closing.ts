@@ -72,10 +72,11 @@ export const makeTurnClosing = (options: MessageTurnOptions) => {
   /**
    * The answer goes out first: the sender waits for nothing else. Then
    * the turn is stored, and then the message dismissed (a dismissed
-   * message can no longer be replied to). A crash between the answer and
-   * the store replays the message after a restart, so the sender may hear
-   * twice, never not at all; one between the store and the dismissal
-   * replays a message fae finds stored, and does not answer again.
+   * message can no longer be replied to). A restart between the answer
+   * and the store replays the message, which fae's own copy of the answer
+   * shows answered: the turn is kept from the two, and not answered again
+   * (message-turn.ts); one between the store and the dismissal replays a
+   * message fae finds stored, and does not answer again.
    */
   const close = async (message: InboxMessage, { state, turn, progress, earlier, subject, onAnswered }: Closer, closing: Closing) => {
     const notices = [
@@ -84,11 +85,14 @@ export const makeTurnClosing = (options: MessageTurnOptions) => {
     ];
     const text = wordsOf(closing, notices, subject);
     let answer: Promise<bigint | undefined> | undefined;
+    let replied = false;
     try {
       if (text === undefined) {
         await progress.answeredElsewhere();
       } else {
-        answer = (await sendAnswer(message, progress, text))?.copy;
+        const sent = await sendAnswer(message, progress, text);
+        answer = sent?.copy;
+        replied = sent?.replied ?? false;
         if (answer !== undefined) events.emit({ type: 'answered', message: message.number });
       }
     } finally {
@@ -112,7 +116,8 @@ export const makeTurnClosing = (options: MessageTurnOptions) => {
     // other way round, a restart between them lost the turn from its
     // conversation. (A store the daemon refuses is kept in memory and
     // tried again: finish does not wait for it.)
-    await turn?.finish(closing.noted === true ? text : undefined);
+    // The link of the answer's own copy goes with the turn, where it can (open-turns.ts).
+    await turn?.finish(closing.noted === true ? text : undefined, replied);
     // Handled messages are dismissed so a restart does not replay them.
     const dismissed = !keep && (config.autoDismiss || state.dismissed) ? await options.dismiss(message.number) : false;
     await reported;
@@ -124,15 +129,16 @@ export const makeTurnClosing = (options: MessageTurnOptions) => {
   /**
    * Sends fae's words: by the progress reply where there is one, else as
    * a reply. Resolves to fae's own copy of them (for a later edit; its
-   * number may never be known), or undefined when they could not be sent.
+   * number may never be known) and whether they went as a new reply, or
+   * undefined when they could not be sent.
    */
   const sendAnswer = async (message: InboxMessage, progress: TurnProgress, text: string) => {
     const strings = asStrings(redact(text));
-    if (await progress.answer(strings)) return { copy: progress.copy() ?? NO_COPY };
+    if (await progress.answer(strings)) return { copy: progress.copy() ?? NO_COPY, replied: false };
     const { messageId } = message;
     const copy =
       options.editable === undefined || messageId === undefined ? NO_COPY : options.copies.expect(messageId, strings.join(''));
-    return (await options.deliver(message, text)) ? { copy } : undefined;
+    return (await options.deliver(message, text)) ? { copy, replied: true } : undefined;
   };
 
   return harden({ closingOf, close });

@@ -64,11 +64,23 @@ export interface ConversationsOptions {
   readonly dismissOwnCopies?: (numbers: readonly bigint[]) => Promise<void>;
   /** How long own copies wait for their conversation's next turn before their links are stored on their own (link-writes.ts). */
   readonly linkPauseMs?: number;
+  /** How long a turn that replied waits for the own copy of its answer, to store its link with it (own-copy-links.ts). */
+  readonly answerCopyWaitMs?: number;
 }
 
 export const makeConversations = (
   powers: Ref<GuestPowers>,
-  { provider, limits, systemPrompt, redact, logger, onUsage, dismissOwnCopies = async () => {}, linkPauseMs }: ConversationsOptions,
+  {
+    provider,
+    limits,
+    systemPrompt,
+    redact,
+    logger,
+    onUsage,
+    dismissOwnCopies = async () => {},
+    linkPauseMs,
+    answerCopyWaitMs,
+  }: ConversationsOptions,
 ) => {
   const store = makeConversationStore(powers, logger);
   const memory = makeConversationMemory(store, { logger, redact, heldLimit: limits.heldConversations });
@@ -88,6 +100,7 @@ export const makeConversations = (
     logger,
     dismissOwnCopies,
     waiting: (key, correspondent) => linkWrites.waiting(key, correspondent),
+    answerWaitMs: answerCopyWaitMs,
   });
   const linkWrites = makeLinkWrites({ memory, lines, links, logger, pauseMs: linkPauseMs });
   const systemMessage: ChatMessage = harden({ role: 'system', content: systemPrompt });

@@ -6,7 +6,10 @@
 // with no turn of its own open or in line has them added to its latest
 // turn record (store-sync.ts), and they are dismissed. A turn that comes
 // within the pause carries them in its own record, as before, at no extra
-// write: a correspondent writing back at once costs nothing more.
+// write: a correspondent writing back at once costs nothing more. The copy
+// of a turn's own answer mostly goes with that turn's record: the turn
+// waits for it, briefly (own-copy-links.ts), so only a copy that comes
+// late is written here.
 import type { Logger } from '../logging/log.js';
 import type { ConversationMemory } from './conversation-memory.js';
 import type { OwnCopy } from './own-copies.js';
@@ -42,9 +45,11 @@ export const makeLinkWrites = ({ memory, lines, links, logger, pauseMs = LINK_PA
    * its copies waiting, in the inbox, for its next record or a restart.
    */
   const write = async (key: string, correspondent: string) => {
+    // Gone with a turn's record meanwhile (or with the conversation).
+    if (links.of(key).length === 0) return;
     if (lines.busy(key)) {
       // Its turn's record will carry them; should that turn be abandoned, this tries again.
-      if (links.of(key).length > 0) waiting(key, correspondent);
+      waiting(key, correspondent);
       return;
     }
     const conversation = await memory.find(key, correspondent);

@@ -33,8 +33,10 @@ export interface OpenTurn {
    * Records the finished turn and stores it (one daemon call). `note`, for
    * a turn that ended without an answer, tells the next request what
    * happened, so two user messages never follow each other unexplained.
+   * `replied`: a reply answering the message went out, whose own copy is
+   * waited for (briefly), so that its link is stored with the turn.
    */
-  readonly finish: (note?: string) => Promise<void>;
+  readonly finish: (note?: string, replied?: boolean) => Promise<void>;
   /** The turn did not finish (cancelled): nothing of it is kept. */
   readonly abandon: () => void;
 }
@@ -136,7 +138,9 @@ export const makeTurnOpening = ({ memory, lines, threads, links, requests, redac
       messages,
       prepareRequest: (current, schemas, options) =>
         requests.prepare(conversation, current.map(asStored), schemas, options),
-      finish: async (note?: string) => {
+      finish: async (note?: string, replied = false) => {
+        // Only a message with an id can be replied to by one (February gives none).
+        if (replied && typeof message.messageId === 'string') await links.answerCopy(conversation.key, message.messageId);
         // In the conversation at once, so the next turn in line sees it.
         const recorded = place.forgotten() ? undefined : record(conversation, messageId, messages, note);
         lines.end(place);

@@ -4,9 +4,18 @@
 // after a pause (link-writes.ts), or the thread is forgotten, and is then
 // dismissed, so that fae's inbox does not grow with its answers. One that
 // answers nothing teaches nothing and is dismissed at once.
+import { makePromiseKit } from '@endo/promise-kit';
 import type { MessageRecord } from '../daemon/endo-types.js';
 import type { Logger } from '../logging/log.js';
 import { ownCopyLink, type OwnCopies, type OwnCopy } from './own-copies.js';
+
+/**
+ * How long a finished turn waits for fae's own copy of its answer, so that
+ * the copy's link goes with the turn's own record and needs no second
+ * write: the copy is in fae's inbox before the reply returns, so it comes
+ * with the inbox's next read. One that takes longer is linked as ever.
+ */
+export const ANSWER_COPY_WAIT_MS = 100;
 
 export interface OwnCopyLinksOptions {
   readonly ownCopies: OwnCopies;
@@ -19,6 +28,7 @@ export interface OwnCopyLinksOptions {
   readonly dismissOwnCopies: (numbers: readonly bigint[]) => Promise<void>;
   /** A copy of conversation `key` of `correspondent` now waits for its link to be stored (link-writes.ts). */
   readonly waiting: (key: string, correspondent: string) => void;
+  readonly answerWaitMs?: number;
 }
 
 export const makeOwnCopyLinks = ({
@@ -28,8 +38,32 @@ export const makeOwnCopyLinks = ({
   logger,
   dismissOwnCopies,
   waiting,
-}: OwnCopyLinksOptions) =>
-  harden({
+  answerWaitMs = ANSWER_COPY_WAIT_MS,
+}: OwnCopyLinksOptions) => {
+  /** Turns waiting for the own copy of their answer, by the id of the message answered. */
+  const arrivals = new Map<string, () => void>();
+
+  /** Where an own copy linking `link` is placed. */
+  const place = async (number: bigint, link: { readonly messageId: string; readonly replyTo: string }, correspondent: string) => {
+    const key = await keyOf(link.replyTo, correspondent);
+    if (key === undefined && !storeReadable()) {
+      // Its thread may be in a stored conversation that cannot be read
+      // now: the copy stays in the inbox, kept, and a restart relearns it.
+      return;
+    }
+    if (key === undefined) {
+      // Its thread is gone (forgotten, or folded past EARLIER_IDS): no
+      // reply to it can be placed.
+      logger.event('own-copy-unplaced', { message: number });
+      await dismissOwnCopies(harden([number]));
+      return;
+    }
+    // Past the bound the oldest stays in the inbox: kept, not lost.
+    ownCopies.add(harden({ number, ...link, key }));
+    waiting(key, correspondent);
+  };
+
+  return harden({
     /** The copies whose links conversation `key` stores with its next record. */
     of: (key: string) => ownCopies.of(key),
     /** Their links are stored (or their conversation gone): they may go. */
@@ -50,23 +84,32 @@ export const makeOwnCopyLinks = ({
         await dismissOwnCopies(harden([number]));
         return;
       }
-      const key = await keyOf(link.replyTo, correspondent);
-      if (key === undefined && !storeReadable()) {
-        // Its thread may be in a stored conversation that cannot be read
-        // now: the copy stays in the inbox, kept, and a restart relearns it.
-        return;
+      try {
+        await place(number, link, correspondent);
+      } finally {
+        arrivals.get(link.replyTo)?.();
       }
-      if (key === undefined) {
-        // Its thread is gone (forgotten, or folded past EARLIER_IDS): no
-        // reply to it can be placed.
-        logger.event('own-copy-unplaced', { message: number });
-        await dismissOwnCopies(harden([number]));
-        return;
-      }
-      // Past the bound the oldest stays in the inbox: kept, not lost.
-      ownCopies.add(harden({ number, ...link, key }));
-      waiting(key, correspondent);
+    },
+    /**
+     * Resolves once fae's own copy of its answer to message `replyTo`, of
+     * conversation `key`, is placed (its link then goes with the turn's
+     * record), or after answerWaitMs.
+     */
+    answerCopy: (key: string, replyTo: string): Promise<void> => {
+      if (ownCopies.of(key).some(copy => copy.replyTo === replyTo)) return Promise.resolve();
+      const { promise, resolve } = makePromiseKit<void>();
+      // A newer wait for the same message replaces the older (which goes on).
+      arrivals.get(replyTo)?.();
+      arrivals.set(replyTo, resolve);
+      const timer = setTimeout(resolve, answerWaitMs);
+      timer.unref?.();
+      void promise.then(() => {
+        clearTimeout(timer);
+        if (arrivals.get(replyTo) === resolve) arrivals.delete(replyTo);
+      });
+      return promise;
     },
   });
+};
 harden(makeOwnCopyLinks);
 export type OwnCopyLinks = ReturnType<typeof makeOwnCopyLinks>;

@@ -14,6 +14,7 @@ import type { CapletContext, GuestPowers, Ref } from '../../src/daemon/endo-type
 import { startFae } from '../../src/agent/fae.js';
 import { releaseGarbage } from '../support/garbage.js';
 import { measuredMessage } from './measured-message.js';
+import { threadTimes } from './thread-cpu.js';
 
 if (parentPort === null) throw Error('isolated-fae-worker runs as a worker thread');
 const port = parentPort;
@@ -104,15 +105,24 @@ const bootstrap = Far('IsolatedFae', {
     const times: number[] = [];
     // This thread's busy time: fae's own work, without the daemon's.
     const busy: number[] = [];
+    // Of it, the time on a CPU, and that spent waiting for one.
+    const running: number[] = [];
+    const waiting: number[] = [];
     for (const [i, who] of order.entries()) {
       const started = performance.now();
       const loop = performance.eventLoopUtilization();
+      const threadBefore = threadTimes();
       await E(correspondents[who]).send('fae', [`note ${before + i + 1} from correspondent ${who}`], [], []);
       await handled(before + i + 1);
+      const threadAfter = threadTimes();
       times.push(performance.now() - started);
       busy.push(performance.eventLoopUtilization(loop).active);
+      if (threadBefore !== undefined && threadAfter !== undefined) {
+        running.push(threadAfter.running - threadBefore.running);
+        waiting.push(threadAfter.waiting - threadBefore.waiting);
+      }
     }
-    port.postMessage(measuredMessage({ times, busy }));
+    port.postMessage(measuredMessage({ times, busy, running, waiting }));
   },
   /**
    * This thread's used heap, in bytes, after collections and CapTP drops:

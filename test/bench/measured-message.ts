@@ -4,10 +4,16 @@
 // gave in the answering thread for good, so thousands of timings would
 // stay in fae's thread and be read as fae's heap.
 
-/** Milliseconds per message: in all, and those fae's thread was busy. */
+/**
+ * Milliseconds per message: in all, those fae's thread was busy, and of
+ * those, the ones it ran on a CPU and waited for one (thread-cpu.ts; empty
+ * where the system does not tell them).
+ */
 export interface Measured {
   readonly times: readonly number[];
   readonly busy: readonly number[];
+  readonly running: readonly number[];
+  readonly waiting: readonly number[];
 }
 
 const TYPE = 'fae-bench-measured';
