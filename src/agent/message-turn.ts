@@ -387,11 +387,18 @@ export const makeMessageTurns = (options: MessageTurnOptions) => {
   };
 
   /** Opens the message's turn in its conversation; undefined when it was answered before. */
-  const openTurn = async (message: InboxMessage, state: TurnState, sender: string, earlier: Promise<bigint | undefined> | undefined) => {
+  /** The turn of `message`; with `answered`, one answered before a restart (open-turns.ts). */
+  const openTurn = async (
+    message: InboxMessage,
+    state: TurnState,
+    sender: string,
+    earlier: Promise<bigint | undefined> | undefined,
+    answered = false,
+  ) => {
     const text = formatIncomingMessage(message, sender);
     return earlier === undefined
-      ? conversations.open(message, state.correspondent, text)
-      : conversations.open(message, state.correspondent, `${text}\n\n${EDITED_NOTE}`, message.date);
+      ? conversations.open(message, state.correspondent, text, { answered })
+      : conversations.open(message, state.correspondent, `${text}\n\n${EDITED_NOTE}`, { revision: message.date });
   };
 
   /** Answered before a restart came between the answer and the dismissal (stored, or kept open to edits). */
@@ -404,13 +411,14 @@ export const makeMessageTurns = (options: MessageTurnOptions) => {
    * Answered before a restart that may have come before its turn was
    * stored: the turn is kept, from the message and the answer fae's own
    * copy shows (what the model did on the way is not known), unless it is
-   * stored already; it is not answered again.
+   * stored already (or may be: its conversation cannot be read now); it is
+   * not answered again.
    */
   const keepAnswered = async (message: InboxMessage, state: TurnState, sender: string, answer: string, progress: TurnProgress) => {
     // A command's answer is no turn of a conversation.
     if (commandOf(message) !== undefined) return alreadyHandled(message.number, progress);
     try {
-      const turn = await openTurn(message, state, sender, undefined);
+      const turn = await openTurn(message, state, sender, undefined, true);
       if (turn !== undefined) {
         turn.messages.push(harden({ role: 'assistant', content: answer }));
         await turn.finish();

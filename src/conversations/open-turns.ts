@@ -106,13 +106,16 @@ export const makeTurnOpening = ({ memory, lines, threads, links, requests, redac
    * The caller ends the turn it gets with finish or abandon, once: until
    * then the next message of that conversation waits. With `revision` (the
    * date of an edit of a message answered before), the turn answers that
-   * edit: it is a turn of its own, handled once like any message.
+   * edit: it is a turn of its own, handled once like any message. With
+   * `answered` (a message fae's inbox shows answered before a restart),
+   * the turn is opened only where the conversation's stored turns could
+   * be read: else it may be among them, and is not to be kept twice.
    */
   return async (
     message: MessageRecord,
     correspondent: string,
     text: string,
-    revision?: string,
+    { revision, answered = false }: { readonly revision?: string; readonly answered?: boolean } = {},
   ): Promise<OpenTurn | undefined> => {
     const messageId = revision === undefined ? idOf(message) : `${idOf(message)}@${revision}`;
     const place = await lines.place(correspondent, messageId, () => threads.threadFor(message, correspondent));
@@ -124,8 +127,9 @@ export const makeTurnOpening = ({ memory, lines, threads, links, requests, redac
       lines.end(place);
       throw error;
     }
-    // Handled before: among its turns, or folded into its summary.
-    if (conversation.turns.some(turn => turn.messageId === messageId) || conversation.earlier.includes(messageId)) {
+    // Handled before: among its turns, or folded into its summary (or may be, unread).
+    const handled = conversation.turns.some(turn => turn.messageId === messageId) || conversation.earlier.includes(messageId);
+    if (handled || (answered && conversation.history === 'unknown')) {
       lines.end(place);
       return undefined;
     }
