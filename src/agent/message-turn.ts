@@ -386,8 +386,10 @@ export const makeMessageTurns = (options: MessageTurnOptions) => {
     return 'revised';
   };
 
-  /** Opens the message's turn in its conversation; undefined when it was answered before. */
-  /** The turn of `message`; with `answered`, one answered before a restart (open-turns.ts). */
+  /**
+   * Opens the message's turn in its conversation; undefined when it was
+   * answered before. With `answered`, one answered before a restart (open-turns.ts).
+   */
   const openTurn = async (
     message: InboxMessage,
     state: TurnState,
