@@ -13,7 +13,7 @@ import { echoReply, makeScriptedProvider, type ScriptedCall } from './support/sc
 import { fromSelf, messageText, nextMessage, specialNames } from './support/daemon.js';
 import type { RecordedRequest } from './support/scripted-provider.js';
 import { waitForLog } from './support/registry-tools.js';
-import { storedNodes, storedRecords } from './support/stored-nodes.js';
+import { storedNodes, storedRecords, untilStored } from './support/stored-nodes.js';
 import { formulaIdOf } from '../src/daemon/dialect.js';
 
 /** Generous: the machine running the tests may be busy (no timing is asserted). */
@@ -182,8 +182,8 @@ test('no built-in reaches fae\'s stored conversations, however the name is spelt
   t.is(messageText(await nextForAlice()), `re: ${ALICE_DIARY}`);
   await E(host).send('fae', ['host-diary: the door is blue'], [], []);
   await nextFromFae(WAIT_MS);
-  const before = await storedRecords(fae);
-  t.true(before.length >= 3);
+  // Stored after the answer: waited for.
+  const before = await untilStored(fae, 3);
   const keys = [...new Set(before.flatMap(({ key }) => [key, key.replace(/-g\d+$/, '')]))];
   const storedTexts = [HOST_DIARY, ALICE_DIARY, 'the door is blue', '4711', '0815'];
 

@@ -42,9 +42,12 @@ test('a tool replaced under the same pet name is offered under its new schema', 
   await waitForLog(logs, ['tool-added', 'tools/slot']);
   await E(host).send('fae', ['a'], [], []);
   await nextFromFae();
+  const before = logs.length;
   await installTool(daemon, host, AGENT, 'second', 'slot');
-  // Overwriting a name shows as a removal, then an addition.
-  await waitForLog(logs, ['tool-added', 'tools/slot'], { from: logs.findIndex(l => l.includes('tool-removed')) });
+  // Overwriting a name shows as a removal, then an addition (looked for
+  // once the removal is logged: it may not be yet).
+  const removal = await waitForLog(logs, ['tool-removed', 'tools/slot'], { from: before });
+  await waitForLog(logs, ['tool-added', 'tools/slot'], { from: logs.indexOf(removal, before) });
   await E(host).send('fae', ['b'], [], []);
   await nextFromFae();
   t.true(llm.requests[0].toolNames.includes('first'));
