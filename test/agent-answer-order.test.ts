@@ -5,6 +5,7 @@
 // restart before the store replays a message that fae's own copy of the
 // answer shows answered: the turn is kept from the two.
 import test from 'ava';
+import type { ExecutionContext } from 'ava';
 import { E } from '@endo/far';
 import { startFaeInDaemon } from './support/fae-harness.js';
 import { makeScriptedProvider } from './support/scripted-provider.js';
@@ -15,6 +16,34 @@ import { until } from './support/until.js';
 
 const WAIT_MS = 30_000;
 const BUSY_TIMEOUT_MS = 300_000;
+
+/** The number of user messages in the request, as the answer. */
+const countUsers = (request: { messages: readonly { role: string }[] }) => ({
+  text: `users ${request.messages.filter(m => m.role === 'user').length}`,
+});
+
+/**
+ * fae answers "remember this" while its conversation store is held: the
+ * turn is answered, not stored, until `release()`.
+ */
+const answeredNotStored = async (t: ExecutionContext) => {
+  t.timeout(BUSY_TIMEOUT_MS);
+  const faults = makeFaults();
+  const llm = makeScriptedProvider([{ text: 'first answer' }, countUsers, countUsers]);
+  const started = await startFaeInDaemon({
+    provider: llm.provider,
+    // No answer kept open to its sender's edits (August): each message is dismissed once handled.
+    env: { FAE_EDITABLE_TURNS: '0' },
+    wrapPowers: powers => faultyPowers(powers, faults),
+  });
+  const { host, nextFromFae, daemon } = started;
+  t.teardown(() => daemon.stop());
+  await nextFromFae(WAIT_MS);
+  const release = faults.hold('storeValue', ([, path]) => Array.isArray(path) && path[0] === 'conversations');
+  await E(host).send('fae', ['remember this'], [], []);
+  t.is(messageText(await nextFromFae(WAIT_MS)), 'first answer');
+  return { ...started, llm, release };
+};
 
 test('a store that hangs does not hold back the answer, and the turn is stored once it goes on', async t => {
   t.timeout(BUSY_TIMEOUT_MS);
@@ -39,23 +68,7 @@ test('a store that hangs does not hold back the answer, and the turn is stored o
 });
 
 test('the message is dismissed once its turn is stored; a restart before that replays it, and nothing is lost', async t => {
-  t.timeout(BUSY_TIMEOUT_MS);
-  const faults = makeFaults();
-  const countUsers = (request: { messages: readonly { role: string }[] }) => ({
-    text: `users ${request.messages.filter(m => m.role === 'user').length}`,
-  });
-  const llm = makeScriptedProvider([{ text: 'first answer' }, countUsers, countUsers]);
-  const { host, fae, nextFromFae, daemon } = await startFaeInDaemon({
-    provider: llm.provider,
-    // No answer kept open to its sender's edits (August): each message is dismissed once handled.
-    env: { FAE_EDITABLE_TURNS: '0' },
-    wrapPowers: powers => faultyPowers(powers, faults),
-  });
-  t.teardown(() => daemon.stop());
-  await nextFromFae(WAIT_MS);
-  const release = faults.hold('storeValue', ([, path]) => Array.isArray(path) && path[0] === 'conversations');
-  await E(host).send('fae', ['remember this'], [], []);
-  t.is(messageText(await nextFromFae(WAIT_MS)), 'first answer');
+  const { host, fae, nextFromFae, daemon, release } = await answeredNotStored(t);
   // Answered, not stored yet: still in fae's inbox.
   const waiting = async () => (await E(fae).listMessages()).some((m: { strings?: string[] }) => m.strings?.[0] === 'remember this');
   await new Promise(resolve => setTimeout(resolve, 200));
@@ -68,22 +81,7 @@ test('the message is dismissed once its turn is stored; a restart before that re
 });
 
 test('a restart between the answer and its store keeps the turn from fae\'s own copy of the answer, and does not answer again', async t => {
-  t.timeout(BUSY_TIMEOUT_MS);
-  const faults = makeFaults();
-  const countUsers = (request: { messages: readonly { role: string }[] }) => ({
-    text: `users ${request.messages.filter(m => m.role === 'user').length}`,
-  });
-  const llm = makeScriptedProvider([{ text: 'first answer' }, countUsers, countUsers]);
-  const { host, nextFromFae, daemon, logs } = await startFaeInDaemon({
-    provider: llm.provider,
-    env: { FAE_EDITABLE_TURNS: '0' },
-    wrapPowers: powers => faultyPowers(powers, faults),
-  });
-  t.teardown(() => daemon.stop());
-  await nextFromFae(WAIT_MS);
-  const release = faults.hold('storeValue', ([, path]) => Array.isArray(path) && path[0] === 'conversations');
-  await E(host).send('fae', ['remember this'], [], []);
-  t.is(messageText(await nextFromFae(WAIT_MS)), 'first answer');
+  const { host, nextFromFae, daemon, logs, llm, release } = await answeredNotStored(t);
   // The turn never reaches the store before the restart.
   await daemon.restart();
   release();
@@ -95,9 +93,6 @@ test('a restart between the answer and its store keeps the turn from fae\'s own 
 
 test('a forgotten conversation is not brought back by a restart that finds its answered messages still open to edits', async t => {
   t.timeout(BUSY_TIMEOUT_MS);
-  const countUsers = (request: { messages: readonly { role: string }[] }) => ({
-    text: `users ${request.messages.filter(m => m.role === 'user').length}`,
-  });
   const llm = makeScriptedProvider([{ text: 'noted' }, countUsers]);
   // On August answered messages stay in the inbox, open to edits, for a while.
   const { host, nextFromFae, daemon } = await startFaeInDaemon({ provider: llm.provider });

@@ -323,6 +323,57 @@ const setAside = async (
   return config.autoDismiss && (await dismiss(number)) ? 'dismissed' : 'answered';
 };
 
+/**
+ * Opens the message's turn in its conversation; undefined when it was
+ * answered before. With `answered`, one answered before a restart (open-turns.ts).
+ */
+const openTurn = async (
+  { conversations }: MessageTurnOptions,
+  message: InboxMessage,
+  state: TurnState,
+  sender: string,
+  earlier: Promise<bigint | undefined> | undefined,
+  answered = false,
+) => {
+  const text = formatIncomingMessage(message, sender);
+  return earlier === undefined
+    ? conversations.open(message, state.correspondent, text, { answered })
+    : conversations.open(message, state.correspondent, `${text}\n\n${EDITED_NOTE}`, { revision: message.date });
+};
+
+/** Answered before a restart came between the answer and the dismissal (stored, or kept open to edits). */
+const alreadyHandled = async (options: MessageTurnOptions, number: bigint, progress: TurnProgress): Promise<TurnEnd> => {
+  options.tally.handledMessages += 1;
+  return setAside(options, 'message-already-handled', number, progress);
+};
+
+/**
+ * Answered before a restart that may have come before its turn was
+ * stored: the turn is kept, from the message and the answer fae's own
+ * copy shows (what the model did on the way is not known), unless it is
+ * stored already (or may be: its conversation cannot be read now); it is
+ * not answered again.
+ */
+const keepAnswered = async (
+  options: MessageTurnOptions,
+  message: InboxMessage,
+  { state, sender, answer, progress }: { state: TurnState; sender: string; answer: string; progress: TurnProgress },
+) => {
+  // A command's answer is no turn of a conversation.
+  if (commandOf(message) !== undefined) return alreadyHandled(options, message.number, progress);
+  try {
+    const turn = await openTurn(options, message, state, sender, undefined, true);
+    if (turn !== undefined) {
+      turn.messages.push(harden({ role: 'assistant', content: answer }));
+      await turn.finish();
+      options.logger.event('answered-turn-kept', { message: message.number });
+    }
+  } catch (error) {
+    options.logger.warn('answered-turn-not-kept', { message: message.number, error });
+  }
+  return alreadyHandled(options, message.number, progress);
+};
+
 /** Ids for the tool calls a model makes without one: unique within this run of fae. */
 const makeCallIds = () => {
   const callIdPrefix = Math.random().toString(36).slice(2, 8);
@@ -334,7 +385,7 @@ const makeCallIds = () => {
 };
 
 export const makeMessageTurns = (options: MessageTurnOptions) => {
-  const { config, logger, conversations, provider, states, tally, events } = options;
+  const { config, logger, provider, states, events } = options;
   const { closingOf, close } = makeTurnClosing(options);
   const makeCallId = makeCallIds();
 
@@ -386,52 +437,6 @@ export const makeMessageTurns = (options: MessageTurnOptions) => {
     return 'revised';
   };
 
-  /**
-   * Opens the message's turn in its conversation; undefined when it was
-   * answered before. With `answered`, one answered before a restart (open-turns.ts).
-   */
-  const openTurn = async (
-    message: InboxMessage,
-    state: TurnState,
-    sender: string,
-    earlier: Promise<bigint | undefined> | undefined,
-    answered = false,
-  ) => {
-    const text = formatIncomingMessage(message, sender);
-    return earlier === undefined
-      ? conversations.open(message, state.correspondent, text, { answered })
-      : conversations.open(message, state.correspondent, `${text}\n\n${EDITED_NOTE}`, { revision: message.date });
-  };
-
-  /** Answered before a restart came between the answer and the dismissal (stored, or kept open to edits). */
-  const alreadyHandled = async (number: bigint, progress: TurnProgress): Promise<TurnEnd> => {
-    tally.handledMessages += 1;
-    return setAside(options, 'message-already-handled', number, progress);
-  };
-
-  /**
-   * Answered before a restart that may have come before its turn was
-   * stored: the turn is kept, from the message and the answer fae's own
-   * copy shows (what the model did on the way is not known), unless it is
-   * stored already (or may be: its conversation cannot be read now); it is
-   * not answered again.
-   */
-  const keepAnswered = async (message: InboxMessage, state: TurnState, sender: string, answer: string, progress: TurnProgress) => {
-    // A command's answer is no turn of a conversation.
-    if (commandOf(message) !== undefined) return alreadyHandled(message.number, progress);
-    try {
-      const turn = await openTurn(message, state, sender, undefined, true);
-      if (turn !== undefined) {
-        turn.messages.push(harden({ role: 'assistant', content: answer }));
-        await turn.finish();
-        logger.event('answered-turn-kept', { message: message.number });
-      }
-    } catch (error) {
-      logger.warn('answered-turn-not-kept', { message: message.number, error });
-    }
-    return alreadyHandled(message.number, progress);
-  };
-
   const handleTurn = async (
     message: InboxMessage,
     state: TurnState,
@@ -451,7 +456,7 @@ export const makeMessageTurns = (options: MessageTurnOptions) => {
     let closing: Closing;
     const answeredBefore = earlier === undefined && message.messageId !== undefined ? (await options.answeredBefore).get(message.messageId) : undefined;
     try {
-      if (answeredBefore !== undefined) return await keepAnswered(message, state, sender, answeredBefore, progress);
+      if (answeredBefore !== undefined) return await keepAnswered(options, message, { state, sender, answer: answeredBefore, progress });
       const command = commandOf(message);
       const allowed = command === undefined ? modelAllowed(options, state, sender, subject.fromHost) : 'ok';
       // Told so already (past its budget today, or paused): dismissed with no answer.
@@ -460,8 +465,8 @@ export const makeMessageTurns = (options: MessageTurnOptions) => {
         // No model call, and nothing for the conversation to keep.
         closing = { answer: allowed.notice };
       } else if (command === undefined) {
-        turn = await openTurn(message, state, sender, earlier);
-        if (turn === undefined) return await alreadyHandled(number, progress);
+        turn = await openTurn(options, message, state, sender, earlier);
+        if (turn === undefined) return await alreadyHandled(options, number, progress);
         const worked = await work(message, state, turn, { sender, stop, tools, discover, progress, park }, subject);
         if (typeof worked === 'string') return worked;
         closing = worked;
