@@ -131,3 +131,38 @@ test('a turn that alone outgrows FAE_CONTEXT_TOKENS keeps its user message and i
   t.is(last.at(-1)?.role, 'tool');
   t.is(last.at(-2)?.tool_calls?.[0].id, last.at(-1)?.tool_call_id);
 });
+
+test('a summary the model cannot write is not asked for at every request: each failure waits twice as many turns', async t => {
+  t.timeout(BUSY_TIMEOUT_MS);
+  const budget = 3000;
+  const count = 60;
+  const llm = makeScriptedProvider();
+  // The model never manages a summary: it answers with nothing.
+  const answer = (request: RecordedRequest) =>
+    isSummaryRequest(request) ? { text: '' } : { text: `Answer to ${request.messages.at(-1)?.content.slice(0, 40)} ${padding}` };
+  for (let i = 0; i < count * 2; i += 1) llm.push(answer);
+  const { host, controller, nextFromFae, daemon, logs } = await startFaeInDaemon({
+    provider: llm.provider,
+    env: { FAE_CONTEXT_TOKENS: String(budget) },
+  });
+  t.teardown(() => daemon.stop());
+  await nextFromFae(WAIT_MS);
+  for (let i = 1; i <= count; i += 1) {
+    await E(host).send('fae', [`question ${i}: ${padding}`], [], []);
+  }
+  while ((await E(controller).status()).handledMessages < count) {
+    await new Promise(resolve => setTimeout(resolve, 50));
+  }
+  const turnRequests = llm.requests.filter(r => !isSummaryRequest(r));
+  const summaryRequests = llm.requests.filter(isSummaryRequest);
+  t.is(turnRequests.length, count, 'every message answered');
+  // Tried, then after 1, 2, 4, 8, 16… more turns: a handful, not one per request.
+  const firstTry = llm.requests.findIndex(isSummaryRequest);
+  t.true(firstTry > 0);
+  const turnsSinceFirst = turnRequests.length - llm.requests.slice(0, firstTry).filter(r => !isSummaryRequest(r)).length;
+  t.true(summaryRequests.length >= 3, `${summaryRequests.length} summary requests`);
+  t.true(summaryRequests.length <= Math.ceil(Math.log2(turnsSinceFirst + 1)) + 1, `${summaryRequests.length} summary requests over ${turnsSinceFirst} turns`);
+  t.true(logs.some(line => /conversation-compaction-failed .*retryAfterTurns=4/.test(line)));
+  // The window kept every request within the budget meanwhile.
+  for (const request of turnRequests) t.true(estimateRequest(request.messages, request.tools) <= budget);
+});

@@ -114,8 +114,18 @@ export interface CompactionOptions {
 /** How many messages `turns` hold. */
 const messageCount = (turns: readonly Turn[]) => turns.reduce((n, t) => n + t.messages.length, 0);
 
+/**
+ * After a summary the model could not write, the turns that pass before
+ * the next try: twice as many after each failure, up to this. Tried at
+ * every request, a model that never manages one would be sent an extra
+ * request, the largest of all, for every request of the conversation.
+ */
+export const MAX_RETRY_TURNS = 64;
+
 export const makeCompaction = ({ provider, limits, systemMessage, redact, logger, onUsage, amend }: CompactionOptions) => {
   const budget = limits.contextTokens;
+  /** Conversations whose last summary failed: how often in a row, and the turn (its sequence number) from which to try again. */
+  const deferred = new WeakMap<Conversation, { readonly failures: number; readonly fromSeq: number }>();
   /** What one summary may take. */
   const summaryTokens = Math.max(64, Math.floor(budget / 8));
 
@@ -159,12 +169,17 @@ export const makeCompaction = ({ provider, limits, systemMessage, redact, logger
     } catch (error) {
       // Aborted with its turn: no failure, and the turn asks nothing more.
       options.signal?.throwIfAborted();
+      const failures = (deferred.get(conversation)?.failures ?? 0) + 1;
+      const retryAfterTurns = Math.min(2 ** (failures - 1), MAX_RETRY_TURNS);
+      deferred.set(conversation, { failures, fromSeq: conversation.nextSeq + retryAfterTurns });
       logger.warn('conversation-compaction-failed', {
         conversation: conversation.key,
         error: redact(error instanceof Error ? error.message : String(error)),
+        retryAfterTurns,
       });
       return false;
     }
+    deferred.delete(conversation);
     const inputTokens = summary.usage?.inputTokens ?? 0;
     const outputTokens = summary.usage?.outputTokens ?? 0;
     onUsage?.(summary.usage, conversation.correspondent);
@@ -182,7 +197,8 @@ export const makeCompaction = ({ provider, limits, systemMessage, redact, logger
   /**
    * Folds the oldest turns into the summary, in batches that each fit the
    * budget themselves. A failed summary leaves the turns as they are: the
-   * window then keeps the request within bounds.
+   * window then keeps the request within bounds, and the next try waits
+   * (MAX_RETRY_TURNS).
    */
   const foldOldTurns = async (
     conversation: Conversation,
@@ -213,6 +229,8 @@ export const makeCompaction = ({ provider, limits, systemMessage, redact, logger
     options: ChatOptions,
   ) => {
     if (conversation.history === 'unknown' || conversation.forgotten) return;
+    // A summary failed lately: the window keeps the requests within bounds meanwhile.
+    if (conversation.nextSeq < (deferred.get(conversation)?.fromSeq ?? 0)) return;
     await amend(conversation, () => foldOldTurns(conversation, current, schemas, options));
   };
 };
