@@ -1,6 +1,7 @@
 // The context budget (FAE_CONTEXT_TOKENS) and the exact message ceiling
 // (LAL_MAX_MESSAGES), measured on every request fae makes.
 import test from 'ava';
+import type { ExecutionContext } from 'ava';
 import { E } from '@endo/far';
 import { startFaeInDaemon } from './support/fae-harness.js';
 import { makeScriptedProvider, type RecordedRequest } from './support/scripted-provider.js';
@@ -17,20 +18,21 @@ const isSummaryRequest = (request: RecordedRequest) =>
 
 const padding = 'lorem ipsum dolor sit amet '.repeat(6);
 
-test('500 messages with a small FAE_CONTEXT_TOKENS: no request passes it, old turns become a summary, the question is always there', async t => {
-  t.timeout(BUSY_TIMEOUT_MS);
-  const budget = 3000;
-  const count = 500;
+/**
+ * fae with a FAE_CONTEXT_TOKENS of `budget`, asked `count` questions at
+ * once by its host, whose summaries `summary` writes; resolves once every
+ * one is handled.
+ */
+const askMany = async (t: ExecutionContext, { budget, count, summary }: { budget: number; count: number; summary: (request: RecordedRequest) => string }) => {
   const llm = makeScriptedProvider();
   const answer = (request: RecordedRequest) =>
-    isSummaryRequest(request)
-      ? { text: `Summary: the correspondent asked ${request.messages.length} things. ${padding}` }
-      : { text: `Answer to ${request.messages.at(-1)?.content.slice(0, 40)} ${padding}` };
+    isSummaryRequest(request) ? { text: summary(request) } : { text: `Answer to ${request.messages.at(-1)?.content.slice(0, 40)} ${padding}` };
   for (let i = 0; i < count * 2; i += 1) llm.push(answer);
-  const { host, controller, nextFromFae, daemon, logs } = await startFaeInDaemon({
+  const started = await startFaeInDaemon({
     provider: llm.provider,
     env: { FAE_CONTEXT_TOKENS: String(budget) },
   });
+  const { host, controller, nextFromFae, daemon } = started;
   t.teardown(() => daemon.stop());
   await nextFromFae(WAIT_MS);
   // All at once: following HOST's ever longer inbox after each message
@@ -41,6 +43,18 @@ test('500 messages with a small FAE_CONTEXT_TOKENS: no request passes it, old tu
   while ((await E(controller).status()).handledMessages < count) {
     await new Promise(resolve => setTimeout(resolve, 50));
   }
+  return { ...started, llm };
+};
+
+test('500 messages with a small FAE_CONTEXT_TOKENS: no request passes it, old turns become a summary, the question is always there', async t => {
+  t.timeout(BUSY_TIMEOUT_MS);
+  const budget = 3000;
+  const count = 500;
+  const { host, controller, logs, llm } = await askMany(t, {
+    budget,
+    count,
+    summary: request => `Summary: the correspondent asked ${request.messages.length} things. ${padding}`,
+  });
   const answers = (await E(host).listMessages()).filter((m: { strings?: string[] }) =>
     m.strings?.[0]?.startsWith('Answer to'),
   );
@@ -136,23 +150,8 @@ test('a summary the model cannot write is not asked for at every request: each f
   t.timeout(BUSY_TIMEOUT_MS);
   const budget = 3000;
   const count = 60;
-  const llm = makeScriptedProvider();
   // The model never manages a summary: it answers with nothing.
-  const answer = (request: RecordedRequest) =>
-    isSummaryRequest(request) ? { text: '' } : { text: `Answer to ${request.messages.at(-1)?.content.slice(0, 40)} ${padding}` };
-  for (let i = 0; i < count * 2; i += 1) llm.push(answer);
-  const { host, controller, nextFromFae, daemon, logs } = await startFaeInDaemon({
-    provider: llm.provider,
-    env: { FAE_CONTEXT_TOKENS: String(budget) },
-  });
-  t.teardown(() => daemon.stop());
-  await nextFromFae(WAIT_MS);
-  for (let i = 1; i <= count; i += 1) {
-    await E(host).send('fae', [`question ${i}: ${padding}`], [], []);
-  }
-  while ((await E(controller).status()).handledMessages < count) {
-    await new Promise(resolve => setTimeout(resolve, 50));
-  }
+  const { logs, llm } = await askMany(t, { budget, count, summary: () => '' });
   const turnRequests = llm.requests.filter(r => !isSummaryRequest(r));
   const summaryRequests = llm.requests.filter(isSummaryRequest);
   t.is(turnRequests.length, count, 'every message answered');
