@@ -4,9 +4,9 @@
 // after a pause (link-writes.ts), or the thread is forgotten, and is then
 // dismissed, so that fae's inbox does not grow with its answers. One that
 // answers nothing teaches nothing and is dismissed at once.
-import { makePromiseKit } from '@endo/promise-kit';
 import type { MessageRecord } from '../daemon/endo-types.js';
 import type { Logger } from '../logging/log.js';
+import { makeKeyedWaits } from '../keyed-waits.js';
 import { ownCopyLink, type OwnCopies, type OwnCopy } from './own-copies.js';
 
 /**
@@ -41,7 +41,7 @@ export const makeOwnCopyLinks = ({
   answerWaitMs = ANSWER_COPY_WAIT_MS,
 }: OwnCopyLinksOptions) => {
   /** Turns waiting for the own copy of their answer, by the id of the message answered. */
-  const arrivals = new Map<string, () => void>();
+  const arrivals = makeKeyedWaits<void>(answerWaitMs);
 
   /** Where an own copy linking `link` is placed. */
   const place = async (number: bigint, link: { readonly messageId: string; readonly replyTo: string }, correspondent: string) => {
@@ -87,7 +87,7 @@ export const makeOwnCopyLinks = ({
       try {
         await place(number, link, correspondent);
       } finally {
-        arrivals.get(link.replyTo)?.();
+        arrivals.settle(link.replyTo, undefined);
       }
     },
     /**
@@ -95,19 +95,10 @@ export const makeOwnCopyLinks = ({
      * conversation `key`, is placed (its link then goes with the turn's
      * record), or after answerWaitMs.
      */
-    answerCopy: (key: string, replyTo: string): Promise<void> => {
-      if (ownCopies.of(key).some(copy => copy.replyTo === replyTo)) return Promise.resolve();
-      const { promise, resolve } = makePromiseKit<void>();
+    answerCopy: async (key: string, replyTo: string): Promise<void> => {
+      if (ownCopies.of(key).some(copy => copy.replyTo === replyTo)) return;
       // A newer wait for the same message replaces the older (which goes on).
-      arrivals.get(replyTo)?.();
-      arrivals.set(replyTo, resolve);
-      const timer = setTimeout(resolve, answerWaitMs);
-      timer.unref?.();
-      void promise.then(() => {
-        clearTimeout(timer);
-        if (arrivals.get(replyTo) === resolve) arrivals.delete(replyTo);
-      });
-      return promise;
+      await arrivals.wait(replyTo, undefined);
     },
   });
 };
