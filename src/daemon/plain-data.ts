@@ -11,8 +11,11 @@ import { DEFAULT_RETRY_MS, retrying } from './backoff.js';
 /** Tries of the look-up before nothing is judged. */
 const ATTEMPTS = 3;
 
-/** Whether a looked-up value may be a directory (anything remote), rather than plain data. */
-export const mayBeDirectory = (value: unknown) => {
+/**
+ * Whether a looked-up value may be an object with methods (a directory, a
+ * tool: anything remote), rather than plain data.
+ */
+export const mayBeRemote = (value: unknown) => {
   try {
     // Values from the daemon are passable; anything else is not judged.
     return passStyleOf(value as Passable) === 'remotable';
@@ -20,7 +23,7 @@ export const mayBeDirectory = (value: unknown) => {
     return true;
   }
 };
-harden(mayBeDirectory);
+harden(mayBeRemote);
 
 /**
  * What `name` holds, when it is plain data (a value stored over it, never
@@ -32,6 +35,6 @@ export const plainDataAt = async (powers: Ref<GuestPowers>, name: string) => {
     value => ({ value }),
     () => undefined,
   );
-  return looked === undefined || mayBeDirectory(looked.value) ? undefined : looked;
+  return looked === undefined || mayBeRemote(looked.value) ? undefined : looked;
 };
 harden(plainDataAt);

@@ -17,19 +17,28 @@ export interface Connection {
 export interface ConnectionOptions {
   /** Both ends release what the other dropped (see LocalDaemonOptions). */
   readonly gcImports?: boolean;
+  /**
+   * Told of every exception the far end's CapTP carries (an answer that
+   * rejected, a promise it imported that was broken), as a real worker
+   * logs each one ("CapTP Endo exception").
+   */
+  readonly onFarReject?: (reason: unknown) => void;
 }
 
 export const makeConnection = (
   name: string,
   nearBootstrap: object,
   farBootstrap: object,
-  { gcImports = false }: ConnectionOptions = {},
+  { gcImports = false, onFarReject = () => {} }: ConnectionOptions = {},
 ): Connection => {
   // onReject: CapTP reports every exception it carries; the callers see them anyway.
   const options = harden({ onReject: () => {}, gcImports });
   let farDispatch: (message: unknown) => boolean = () => false;
   const near = makeCapTP(`${name}-near`, (message: unknown) => farDispatch(message), nearBootstrap, options);
-  const far = makeCapTP(`${name}-far`, (message: unknown) => near.dispatch(message), farBootstrap, options);
+  const far = makeCapTP(`${name}-far`, (message: unknown) => near.dispatch(message), farBootstrap, {
+    ...options,
+    onReject: onFarReject,
+  });
   farDispatch = far.dispatch;
   let aborted = false;
   return harden({

@@ -118,6 +118,9 @@ const connectClient = (hostExo: object, connectionOptions: { readonly gcImports:
   return { client, toClient, hostPresence };
 };
 
+/** How many of the workers' exceptions are kept for workerExceptions(). */
+const WORKER_EXCEPTIONS_KEPT = 100;
+
 export const makeLocalDaemon = (options: LocalDaemonOptions = {}): LocalDaemon => {
   const dialect: Dialect = options.dialect ?? 'feb';
   if (!['feb', 'may', 'aug'].includes(dialect)) {
@@ -131,12 +134,21 @@ export const makeLocalDaemon = (options: LocalDaemonOptions = {}): LocalDaemon =
   const requests = new Map<string, PendingRequest>();
   const localMakes = new Map<string, MakeCaplet>();
   const workers = new Map<string, Connection>();
+  /** What the workers' CapTP reported, latest last (workerExceptions). */
+  const workerExceptions: string[] = [];
+  const onWorkerReject = (reason: unknown) => {
+    workerExceptions.push(reason instanceof Error ? reason.message : String(reason));
+    if (workerExceptions.length > WORKER_EXCEPTIONS_KEPT) workerExceptions.shift();
+  };
   let stopped = false;
 
   const workerFor = (workerId: string): Connection => {
     let connection = workers.get(workerId);
     if (connection === undefined) {
-      connection = makeConnection('worker', Far('EndoDaemon', {}), makeWorkerBootstrap(localMakes), connectionOptions);
+      connection = makeConnection('worker', Far('EndoDaemon', {}), makeWorkerBootstrap(localMakes), {
+        ...connectionOptions,
+        onFarReject: onWorkerReject,
+      });
       workers.set(workerId, connection);
     }
     return connection;
@@ -240,6 +252,7 @@ export const makeLocalDaemon = (options: LocalDaemonOptions = {}): LocalDaemon =
       client.abort(Error('Daemon stopped'));
     },
     openFollowers: () => followers.size,
+    workerExceptions: () => harden([...workerExceptions]),
     callCounts: instrumentation.callCounts,
     resetCallCounts: instrumentation.resetCallCounts,
     setLatency: instrumentation.setLatency,

@@ -80,6 +80,13 @@ export interface LocalDaemon {
    * reader was let go whatever its shape.
    */
   openFollowers(): number;
+  /**
+   * The messages of the exceptions the workers' CapTP carried (a call of
+   * theirs answered with an error, a promise they held broken), the latest
+   * 100: what a real daemon's worker logs as "CapTP Endo exception", each
+   * with its stack, in the log its operator reads.
+   */
+  workerExceptions(): readonly string[];
   /** Method call counters, for benchmarks and round-trip assertions. */
   callCounts(): CallCounts;
   resetCallCounts(): void;

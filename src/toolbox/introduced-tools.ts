@@ -1,8 +1,8 @@
 // Tools a host introduces at the top of fae's directory (setup-with-tools
-// does this) are moved under tools/ at startup. Each top-level entry is
-// asked for its method names (not duck-typed by calling schema() on
-// everything, upstream F12), every probe is bounded in time, and all
-// entries are examined at once.
+// does this) are moved under tools/ at startup. Each top-level entry that
+// is an object (not plain data) is asked for its method names (not
+// duck-typed by calling schema() on everything, upstream F12), every probe
+// is bounded in time, and all entries are examined at once.
 import { E } from '@endo/far';
 import { q } from '@endo/errors';
 import type { FaeToolMethods, GuestPowers, Ref } from '../daemon/endo-types.js';
@@ -11,6 +11,7 @@ import { TOOLS_DIRECTORY } from './tools.js';
 import { withTimeout } from '../timeout.js';
 import type { Logger } from '../logging/log.js';
 import { isPetName } from '../daemon/pet-name.js';
+import { mayBeRemote } from '../daemon/plain-data.js';
 
 const FAE_TOOL_METHODS = ['schema', 'execute', 'help'];
 
@@ -30,18 +31,22 @@ export const moveIntroducedTools = async (
     withTimeout(promise, probeTimeoutMs, () => `${q(name)} did not answer within ${probeTimeoutMs} ms`);
   const moved = await Promise.all(
     candidates.map(async name => {
-      const value = E(powers).lookup(name) as Promise<FaeToolMethods>;
+      let value: unknown;
       let methods: readonly (string | symbol)[];
       try {
-        methods = await bounded(E(value).__getMethodNames__(), name);
+        value = await bounded(E(powers).lookup(name), name);
+        // Plain data (fae's settings, a value the host stored) has no
+        // methods to ask for: asked, the daemon's worker logs the error.
+        if (!mayBeRemote(value)) return undefined;
+        methods = await bounded(E(value as FaeToolMethods).__getMethodNames__(), name);
       } catch {
-        return undefined; // plain data, or an object that does not describe itself
+        return undefined; // unreadable now, or an object that does not describe itself
       }
       if (!FAE_TOOL_METHODS.every(method => methods.includes(method))) {
         return undefined;
       }
       try {
-        const check = checkToolSchema(await bounded(E(value).schema(), name));
+        const check = checkToolSchema(await bounded(E(value as FaeToolMethods).schema(), name));
         if (!check.ok) {
           logger.warn('tool-skipped', { tool: name, problem: check.problem });
           return undefined;
