@@ -1,8 +1,9 @@
 // checkRecord (src/conversations/records.ts) on summary records: the
 // optional list of ids folded into the summary is checked like the rest;
-// checkNode on chunks of turns: each turn checked, in sequence, as its own.
+// checkNode on chunks of turns: each turn checked, in sequence, as its own;
+// nodeValue and parseNode: a node holds its record's JSON text.
 import test from 'ava';
-import { checkNode, checkRecord, nodeValue, RECORD_VERSION, type TurnRecord } from '../src/conversations/records.js';
+import { checkNode, checkRecord, nodeValue, parseNode, RECORD_VERSION, type TurnRecord } from '../src/conversations/records.js';
 
 const summary = (fields: Record<string, unknown>) =>
   harden({
@@ -41,16 +42,30 @@ const turn = (seq: number): TurnRecord =>
     messages: [{ role: 'user', content: `hello ${seq}` }],
   });
 
+/** What a node holds, read back as a record. */
+const nodeOf = (records: readonly TurnRecord[]) => parseNode(nodeValue(records), 'n') as Record<string, unknown>;
+
 test('a chunk holds consecutive turns and gives them back checked; one turn is stored as its record', t => {
-  t.deepEqual(nodeValue([turn(5)]), turn(5));
-  const chunk = nodeValue([turn(5), turn(6), turn(7)]);
+  t.deepEqual(nodeOf([turn(5)]), turn(5));
+  const chunk = nodeOf([turn(5), turn(6), turn(7)]);
   t.is(chunk.kind, 'chunk');
   t.deepEqual(checkNode(chunk, 'n5', 'alice-id', 'main'), [turn(5), turn(6), turn(7)]);
   t.deepEqual(checkNode(turn(5), 'n5', 'alice-id', 'main'), [turn(5)]);
 });
 
+test('a node is the JSON text of its record, read back hardened; a record stored as such is read as it is', t => {
+  const text = nodeValue([turn(5), turn(6)]);
+  t.is(typeof text, 'string');
+  const parsed = parseNode(text, 'n5');
+  t.true(Object.isFrozen((parsed as { turns: readonly object[] }).turns[1]));
+  t.deepEqual(checkNode(parsed, 'n5', 'alice-id', 'main'), [turn(5), turn(6)]);
+  const stored = turn(5);
+  t.is(parseNode(stored, 'n5'), stored);
+  t.throws(() => parseNode(text.slice(0, 30), 'n5'), { message: /node "n5" holds text that is not a record/ });
+});
+
 test('a chunk that is out of place, out of order, foreign or malformed is refused, with the reason', t => {
-  const chunk = nodeValue([turn(5), turn(6)]) as unknown as Record<string, unknown>;
+  const chunk = nodeOf([turn(5), turn(6)]);
   t.throws(() => checkNode(chunk, 'n4', 'alice-id', 'main'), { message: /node "n4" has sequence 5/ });
   t.throws(() => checkNode(harden({ ...chunk, turns: [...(chunk.turns as unknown[])].reverse() }), 'n5', 'alice-id', 'main'), { message: /turn 0 has sequence 6/ });
   t.throws(() => checkNode(chunk, 'n5', 'bob-id', 'main'), { message: /belongs to another conversation/ });

@@ -275,10 +275,18 @@ test('corrupt, foreign or missing stored data gives a warning and a fresh conver
   await daemon.restart();
   t.is(await answered('three'), 'users 2');
 
+  // Corrupt text: a node's text is no JSON.
+  await untilStored(fae, 2);
+  const [cut] = await storedNodes(fae);
+  await E(fae).storeValue((cut.value as string).slice(0, 20), ['conversations', cut.key, cut.name]);
+  await daemon.restart();
+  t.is(await answered('three again'), 'users 1');
+  t.true(logs.some(line => line.includes('conversation-unreadable') && line.includes('holds text that is not a record')));
+
   // Foreign: a node that names another correspondent.
   await untilStored(fae, 1);
   const [first] = await storedNodes(fae);
-  await E(fae).storeValue(harden({ ...(first.value as object), correspondent: 'someone else' }), ['conversations', first.key, first.name]);
+  await E(fae).storeValue(JSON.stringify({ ...first.node, correspondent: 'someone else' }), ['conversations', first.key, first.name]);
   await daemon.restart();
   t.is(await answered('four'), 'users 1');
   t.true(logs.some(line => line.includes('another conversation')));

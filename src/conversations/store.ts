@@ -27,7 +27,7 @@ import type { GuestPowers, Ref } from '../daemon/endo-types.js';
 import type { Logger } from '../logging/log.js';
 import { DEFAULT_RETRY_MS, retrying } from '../daemon/backoff.js';
 import { plainDataAt } from '../daemon/plain-data.js';
-import { checkNode, nodeName, nodeValue, seqOfNodeName, type ConversationRecord } from './records.js';
+import { checkNode, nodeName, nodeValue, parseNode, seqOfNodeName, type ConversationRecord } from './records.js';
 import { conversationKey } from './threads.js';
 import { makeStoreIndex } from './store-index.js';
 import { makeUsableDirectory } from '../daemon/new-directory.js';
@@ -214,12 +214,13 @@ const checkGeneration = (
   thread: string | undefined,
 ) => {
   if (strangers.length > 0) throw Error(`unexpected names ${q(strangers)}`);
-  const first = values[0] as { thread?: unknown } | undefined;
+  const nodes = values.map((value, i) => parseNode(value, usable[i].name));
+  const first = nodes[0] as { thread?: unknown } | undefined;
   const expected = thread ?? (typeof first?.thread === 'string' ? first.thread : '');
   if (conversationKey(correspondent, expected) !== key) {
     throw Error('it belongs to another conversation');
   }
-  const records = values.flatMap((value, i) => checkNode(value, usable[i].name, correspondent, expected));
+  const records = nodes.flatMap((node, i) => checkNode(node, usable[i].name, correspondent, expected));
   if (records.some((record, i) => i > 0 && record.kind === 'summary')) {
     throw Error('a summary is not at the head of its generation');
   }
@@ -338,7 +339,7 @@ export const makeConversationStore = (
     const generation = (older[0] ?? 0) + 1;
     try {
       await withNewDirectory(path(key, generation), () =>
-        E(powers).storeValue(harden(record), path(key, generation, nodeName(record.seq))),
+        E(powers).storeValue(nodeValue([record]), path(key, generation, nodeName(record.seq))),
       );
     } catch (error) {
       throw Error(`could not start a new generation of a conversation: ${messageOf(error)}`);

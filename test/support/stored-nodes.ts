@@ -8,8 +8,14 @@ export interface StoredNode {
   /** The generation's directory, `<conversation key>-g<n>`. */
   readonly key: string;
   readonly name: string;
+  /** As stored: the JSON text of a record (records.ts). */
   readonly value: unknown;
+  /** The record it holds, parsed. */
+  readonly node: Record<string, unknown>;
 }
+
+/** The record a node holds: its text parsed, or (stored before nodes were text) the record itself. */
+const nodeOf = (value: unknown) => (typeof value === 'string' ? JSON.parse(value) : value) as Record<string, unknown>;
 
 export const storedNodes = async (fae: Far): Promise<readonly StoredNode[]> => {
   const keys: string[] = await E(fae).list('conversations');
@@ -17,7 +23,7 @@ export const storedNodes = async (fae: Far): Promise<readonly StoredNode[]> => {
     keys.map(async key => {
       const names: string[] = await E(fae).list('conversations', key);
       const values = await Promise.all(names.map(name => E(fae).lookup(['conversations', key, name])));
-      return names.map((name, i) => ({ key, name, value: values[i] as unknown }));
+      return names.map((name, i) => ({ key, name, value: values[i] as unknown, node: nodeOf(values[i]) }));
     }),
   );
   return nodes.flat();
@@ -32,8 +38,7 @@ export interface StoredRecord {
 
 /** Every record fae has stored, chunks opened, in each generation's order. */
 export const storedRecords = async (fae: Far): Promise<readonly StoredRecord[]> =>
-  (await storedNodes(fae)).flatMap(({ key, value }) => {
-    const node = value as Record<string, unknown>;
+  (await storedNodes(fae)).flatMap(({ key, node }) => {
     const records = node.kind === 'chunk' ? (node.turns as Record<string, unknown>[]) : [node];
     return records.map(record => ({ key, seq: record.seq as number, record }));
   });
