@@ -13,6 +13,7 @@ import { startWorld, type World } from './support/fault-world.js';
 import { echoReply, lastUserWords, makeScriptedProvider, type RecordedRequest } from './support/scripted-provider.js';
 import { waitForLog } from './support/registry-tools.js';
 import type { Far } from './support/fae-harness.js';
+import { nodeOf } from './support/stored-nodes.js';
 
 /** A whole test's bound, instead of ava's 60 s: the machine may be busy (no timing is asserted). */
 const BUSY_TIMEOUT_MS = 300_000;
@@ -102,7 +103,7 @@ const startStoreWorld = async (
       const values = await Promise.all(
         generations.map(async generation => {
           const names: string[] = await E(world.fae).list(STORE, generation);
-          return Promise.all(names.map(name => E(world.fae).lookup([STORE, generation, name])));
+          return Promise.all(names.map(async name => nodeOf(await E(world.fae).lookup([STORE, generation, name]))));
         }),
       );
       const number = (name: string) => Number(/-g(\d+)$/.exec(name)?.[1]);

@@ -15,7 +15,7 @@ export interface StoredNode {
 }
 
 /** The record a node holds: its text parsed, or (stored before nodes were text) the record itself. */
-const nodeOf = (value: unknown) => (typeof value === 'string' ? JSON.parse(value) : value) as Record<string, unknown>;
+export const nodeOf = (value: unknown) => (typeof value === 'string' ? JSON.parse(value) : value) as Record<string, unknown>;
 
 export const storedNodes = async (fae: Far): Promise<readonly StoredNode[]> => {
   const keys: string[] = await E(fae).list('conversations');
