@@ -228,6 +228,32 @@ test('losing the last name collects a caplet: its context is cancelled', async t
   await daemon.stop();
 });
 
+test('collecting on demand: an unnamed caplet lives until collect() runs the pass', async t => {
+  t.throws(() => makeLocalDaemon({ collection: 'sometimes' as never }), { message: /after-calls or on-demand/ });
+  const daemon = makeLocalDaemon({ dialect: 'feb', collection: 'on-demand' });
+  const host: Far = await daemon.host;
+  let cancelled = false;
+  await daemon.makeCaplet(
+    (_powers: unknown, context: object) => {
+      E(context as Far)
+        .whenCancelled()
+        .catch(() => {
+          cancelled = true;
+        });
+      return Far('Tool', {});
+    },
+    { resultName: 'tool' },
+  );
+  await E(host).remove('tool');
+  await E(host).list();
+  await new Promise(resolve => setTimeout(resolve, 10));
+  t.false(cancelled, 'no pass after the calls');
+  daemon.collect();
+  await new Promise(resolve => setTimeout(resolve, 10));
+  t.true(cancelled, 'collected by the pass asked for');
+  await daemon.stop();
+});
+
 test('undismissed mail keeps its attachments alive', async t => {
   const daemon = makeLocalDaemon({ dialect: 'feb' });
   const host: Far = await daemon.host;

@@ -126,6 +126,9 @@ export const makeLocalDaemon = (options: LocalDaemonOptions = {}): LocalDaemon =
   if (!['feb', 'may', 'aug'].includes(dialect)) {
     throw RangeError(`The local daemon speaks feb, may or aug, not ${JSON.stringify(dialect)}`);
   }
+  if (!['after-calls', 'on-demand', undefined].includes(options.collection)) {
+    throw RangeError(`The local daemon collects after-calls or on-demand, not ${JSON.stringify(options.collection)}`);
+  }
   const connectionOptions = harden({ gcImports: options.gcImports ?? false });
   const kernel: Kernel = makeKernel(dialect);
   const names = specialNames(dialect);
@@ -169,8 +172,9 @@ export const makeLocalDaemon = (options: LocalDaemonOptions = {}): LocalDaemon =
       if (formula.type === 'make-unconfined') void runner.cancel(id, Error('Collected formula'));
     });
   };
+  const collectsAfterCalls = (options.collection ?? 'after-calls') === 'after-calls';
   const instrumentation = makeInstrumentation(options.latencyMs ?? 0, () => {
-    if (!stopped) collect();
+    if (!stopped && collectsAfterCalls) collect();
   });
   const { instrument } = instrumentation;
 
@@ -253,6 +257,9 @@ export const makeLocalDaemon = (options: LocalDaemonOptions = {}): LocalDaemon =
     },
     openFollowers: () => followers.size,
     workerExceptions: () => harden([...workerExceptions]),
+    collect: () => {
+      if (!stopped) collect();
+    },
     callCounts: instrumentation.callCounts,
     resetCallCounts: instrumentation.resetCallCounts,
     setLatency: instrumentation.setLatency,

@@ -48,6 +48,15 @@ export interface LocalDaemonOptions {
    * CapTP's.
    */
   readonly gcImports?: boolean;
+  /**
+   * When the collection pass runs: after each guest or host call once no
+   * other is in flight ('after-calls', the default, as February's daemon
+   * does), or only when collect() is called ('on-demand'). The pass walks
+   * every formula the daemon holds: run beside an agent's work, on a
+   * machine of few cores, it slows that work, so benches that time an
+   * agent's own thread collect between its messages instead.
+   */
+  readonly collection?: 'after-calls' | 'on-demand';
 }
 
 export interface LocalDaemon {
@@ -87,6 +96,8 @@ export interface LocalDaemon {
    * with its stack, in the log its operator reads.
    */
   workerExceptions(): readonly string[];
+  /** Runs the collection pass now, if anything changed since the last one (see LocalDaemonOptions.collection). */
+  collect(): void;
   /** Method call counters, for benchmarks and round-trip assertions. */
   callCounts(): CallCounts;
   resetCallCounts(): void;

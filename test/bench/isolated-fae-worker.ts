@@ -37,6 +37,8 @@ let fae: ReturnType<typeof startFae> | undefined;
 let correspondent: Ref<Pick<GuestPowers, 'send'>> | undefined;
 let profiler: Session | undefined;
 let correspondents: readonly Ref<Pick<GuestPowers, 'send'>>[] = [];
+/** Asked after each message of converseAmong, if set: the daemon's collection pass then. */
+let betweenMessages: Ref<{ collect(): void }> | undefined;
 
 // fae's finished turns, counted from its events. Read rather than polled:
 // a status() call every millisecond is work in this thread, and its share
@@ -95,6 +97,10 @@ const bootstrap = Far('IsolatedFae', {
   meetMany: (senders: readonly Ref<Pick<GuestPowers, 'send'>>[]) => {
     correspondents = senders;
   },
+  /** Has converseAmong run the daemon's collection pass once fae has handled each message. */
+  collectBetweenMessages: (daemon: Ref<{ collect(): void }>) => {
+    betweenMessages = daemon;
+  },
   /**
    * Sends one message from each correspondent `order` names (by index),
    * each once fae has handled the one before; `before` is how many fae
@@ -115,8 +121,10 @@ const bootstrap = Far('IsolatedFae', {
       await E(correspondents[who]).send('fae', [`note ${before + i + 1} from correspondent ${who}`], [], []);
       await handled(before + i + 1);
       const threadAfter = threadTimes();
-      times.push(performance.now() - started);
       busy.push(performance.eventLoopUtilization(loop).active);
+      // The daemon's collection pass, while fae waits for the next message.
+      if (betweenMessages !== undefined) await E(betweenMessages).collect();
+      times.push(performance.now() - started);
       if (threadBefore !== undefined && threadAfter !== undefined) {
         running.push(threadAfter.running - threadBefore.running);
         waiting.push(threadAfter.waiting - threadBefore.waiting);

@@ -2,7 +2,7 @@
 // a local daemon in this thread, so that fae's heap can be read apart from
 // the daemon's and from CapTP's tables on the daemon's side.
 import { Worker } from 'node:worker_threads';
-import { E } from '@endo/far';
+import { E, Far } from '@endo/far';
 import { makeCapTP } from '@endo/captp';
 import { makeLocalDaemon } from '../../src/local-daemon/index.js';
 import { stopQuietly } from './counted-fae.js';
@@ -18,7 +18,16 @@ export interface HeapReading {
   readonly code: number;
 }
 
-export const startIsolatedFae = async (env: Record<string, string>) => {
+export interface IsolatedFaeOptions {
+  /**
+   * When the local daemon runs its collection pass (LocalDaemonOptions):
+   * 'between-messages' runs it once fae has handled each message of
+   * converseAmong, rather than after each call, beside fae's work.
+   */
+  readonly collection?: 'after-calls' | 'between-messages';
+}
+
+export const startIsolatedFae = async (env: Record<string, string>, { collection = 'after-calls' }: IsolatedFaeOptions = {}) => {
   // The worker inherits this process's --import @endo/init and --expose-gc.
   const worker = new Worker(new URL('./isolated-fae-worker.js', import.meta.url));
   const { getBootstrap, dispatch, abort } = makeCapTP(
@@ -35,7 +44,7 @@ export const startIsolatedFae = async (env: Record<string, string>) => {
     else onMeasured(measured);
   });
   const isolate: Far = getBootstrap();
-  const daemon = makeLocalDaemon({ gcImports: true });
+  const daemon = makeLocalDaemon({ gcImports: true, collection: collection === 'after-calls' ? 'after-calls' : 'on-demand' });
   const host: Far = await daemon.host;
   await E(host).provideGuest('fae', { agentName: 'profile-for-fae' });
   const controller: Far = await daemon.makeCaplet(
@@ -44,6 +53,7 @@ export const startIsolatedFae = async (env: Record<string, string>) => {
   );
   await E(controller).whenStarted();
   await E(isolate).meet(host);
+  if (collection === 'between-messages') await E(isolate).collectBetweenMessages(Far('Collection', { collect: () => daemon.collect() }));
   return {
     host,
     controller,
