@@ -10,18 +10,8 @@ import { E } from '@endo/far';
 import { startReadyFae } from './support/fae-harness.js';
 import { echoReply, makeScriptedProvider } from './support/scripted-provider.js';
 import { makeToolCaplet } from './support/tool-caplets.js';
-import { makeFaeTool } from '../src/tool-kit/make-fae-tool.js';
+import { makeNamedTool } from './support/registry-tools.js';
 import { until } from './support/until.js';
-
-const makeGreeter = () =>
-  makeFaeTool({
-    name: 'greet',
-    description: 'Greets someone.',
-    parameters: { name: { type: 'string', description: 'Who.' } },
-    required: ['name'],
-    help: 'Says hello.',
-    execute: async ({ name }) => `hello ${String(name)}`,
-  });
 
 test('a start asks no plain value in fae\'s directory for its methods, and still moves an introduced tool', async t => {
   const { provider } = makeScriptedProvider(Array.from({ length: 4 }, () => echoReply));
@@ -30,7 +20,7 @@ test('a start asks no plain value in fae\'s directory for its methods, and still
     prepare: async (preparing, localDaemon) => {
       await E(preparing).storeValue(harden({ colour: 'green', sizes: [1, 2] }), 'note');
       await E(preparing).storeValue('plain text', 'memo');
-      await makeToolCaplet(localDaemon, 'greeter', makeGreeter);
+      await makeToolCaplet(localDaemon, 'greeter', () => makeNamedTool('greet'));
     },
     introducedNames: { note: 'note', memo: 'memo', greeter: 'greeter' },
   });

@@ -121,6 +121,39 @@ const connectClient = (hostExo: object, connectionOptions: { readonly gcImports:
 /** How many of the workers' exceptions are kept for workerExceptions(). */
 const WORKER_EXCEPTIONS_KEPT = 100;
 
+/**
+ * The workers' connections, each made when a caplet first runs in it, and
+ * the exceptions their CapTP carried (a call of theirs answered with an
+ * error), the latest WORKER_EXCEPTIONS_KEPT, as a real worker logs them.
+ */
+const makeWorkers = (localMakes: Map<string, MakeCaplet>, connectionOptions: { readonly gcImports: boolean }) => {
+  const connections = new Map<string, Connection>();
+  const exceptions: string[] = [];
+  const onFarReject = (reason: unknown) => {
+    exceptions.push(reason instanceof Error ? reason.message : String(reason));
+    if (exceptions.length > WORKER_EXCEPTIONS_KEPT) exceptions.shift();
+  };
+  return {
+    connectionFor: (workerId: string): Connection => {
+      let connection = connections.get(workerId);
+      if (connection === undefined) {
+        connection = makeConnection('worker', Far('EndoDaemon', {}), makeWorkerBootstrap(localMakes), {
+          ...connectionOptions,
+          onFarReject,
+        });
+        connections.set(workerId, connection);
+      }
+      return connection;
+    },
+    /** Severs every worker's connection: calls on their presences reject with `reason`. */
+    abortAll: (reason: Error) => {
+      for (const connection of connections.values()) connection.abort(reason);
+      connections.clear();
+    },
+    exceptions: () => harden([...exceptions]),
+  };
+};
+
 export const makeLocalDaemon = (options: LocalDaemonOptions = {}): LocalDaemon => {
   const dialect: Dialect = options.dialect ?? 'feb';
   if (!['feb', 'may', 'aug'].includes(dialect)) {
@@ -136,28 +169,10 @@ export const makeLocalDaemon = (options: LocalDaemonOptions = {}): LocalDaemon =
   const followers = new Set<FollowerControl>();
   const requests = new Map<string, PendingRequest>();
   const localMakes = new Map<string, MakeCaplet>();
-  const workers = new Map<string, Connection>();
-  /** What the workers' CapTP reported, latest last (workerExceptions). */
-  const workerExceptions: string[] = [];
-  const onWorkerReject = (reason: unknown) => {
-    workerExceptions.push(reason instanceof Error ? reason.message : String(reason));
-    if (workerExceptions.length > WORKER_EXCEPTIONS_KEPT) workerExceptions.shift();
-  };
+  const workers = makeWorkers(localMakes, connectionOptions);
   let stopped = false;
 
-  const workerFor = (workerId: string): Connection => {
-    let connection = workers.get(workerId);
-    if (connection === undefined) {
-      connection = makeConnection('worker', Far('EndoDaemon', {}), makeWorkerBootstrap(localMakes), {
-        ...connectionOptions,
-        onFarReject: onWorkerReject,
-      });
-      workers.set(workerId, connection);
-    }
-    return connection;
-  };
-
-  const runner = makeCapletRunner(kernel, workerFor);
+  const runner = makeCapletRunner(kernel, workers.connectionFor);
   const formulator = makeFormulator(kernel);
   let rootHostId = '';
 
@@ -210,8 +225,7 @@ export const makeLocalDaemon = (options: LocalDaemonOptions = {}): LocalDaemon =
     await Promise.all(runner.live().map(id => runner.cancel(id, reason)));
     for (const follower of [...followers]) follower.kill(reason);
     await settleTurns();
-    for (const connection of workers.values()) connection.abort(reason);
-    workers.clear();
+    workers.abortAll(reason);
     // What was evaluated in them is evaluated again when next provided.
     for (const [id, formula] of kernel.formulas) if (formula.type === 'eval') kernel.forget(id);
   };
@@ -256,7 +270,7 @@ export const makeLocalDaemon = (options: LocalDaemonOptions = {}): LocalDaemon =
       client.abort(Error('Daemon stopped'));
     },
     openFollowers: () => followers.size,
-    workerExceptions: () => harden([...workerExceptions]),
+    workerExceptions: workers.exceptions,
     collect: () => {
       if (!stopped) collect();
     },
