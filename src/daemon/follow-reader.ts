@@ -15,6 +15,7 @@
 //     does a read still pending, because on the daemon a close only takes
 //     effect after the next value arrives (addendum 2).
 import { E } from '@endo/far';
+import { sendTo } from './near-call.js';
 import { q } from '@endo/errors';
 import { makePromiseKit } from '@endo/promise-kit';
 import { isRecord } from '../is-record.js';
@@ -137,7 +138,7 @@ const makeRefPuller = <T>(ref: FollowRef | PromiseLike<FollowRef>): Puller<T> =>
   return {
     read: async () => {
       started = true;
-      const result: unknown = await E(ref as Far).next();
+      const result: unknown = await sendTo(ref, 'next', []);
       if (!isPlainRecord(result) || typeof result.done !== 'boolean') {
         throw Error(
           `The daemon's iterator gave a malformed result ${q(result)}: expected a record {value, done}`,

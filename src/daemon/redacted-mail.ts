@@ -5,6 +5,7 @@
 // unredacted, whichever tool, notice or startup step sends it. Every other
 // method is passed on as it is.
 import { E, Far } from '@endo/far';
+import { sendTo } from './near-call.js';
 import type { GuestPowers, Ref } from './endo-types.js';
 import type { Redact } from '../logging/redact.js';
 
@@ -52,11 +53,8 @@ export const redactOutgoingMail = async (
     const textAt = MAIL_TEXT_ARGUMENT.get(name);
     methods[name] =
       textAt === undefined
-        ? (...args) => E(powers as Remote)[name](...args)
-        : (...args) =>
-            E(powers as Remote)[name](
-              ...args.map((arg, index) => (index === textAt ? redactTexts(arg, redact) : arg)),
-            );
+        ? (...args) => sendTo(powers, name, args)
+        : (...args) => sendTo(powers, name, args.map((arg, index) => (index === textAt ? redactTexts(arg, redact) : arg)));
   }
   return Far('RedactedMailGuestPowers', methods) as unknown as GuestPowers;
 };
