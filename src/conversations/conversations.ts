@@ -99,6 +99,7 @@ export const makeConversations = (
     storeReadable: () => sync.listed() && sync.status().storage === 'ok',
     logger,
     dismissOwnCopies,
+    isLinked: (id, key) => memory.held.keyOfId(id) === key,
     waiting: (key, correspondent) => linkWrites.waiting(key, correspondent),
     answerWaitMs: answerCopyWaitMs,
   });

@@ -26,6 +26,8 @@ export interface OwnCopyLinksOptions {
   readonly logger: Logger;
   /** Dismisses fae's own copies (by number). */
   readonly dismissOwnCopies: (numbers: readonly bigint[]) => Promise<void>;
+  /** Whether message `id` is among those conversation `key` has recorded as fae's (a turn's `sent`). */
+  readonly isLinked: (id: string, key: string) => boolean;
   /** A copy of conversation `key` of `correspondent` now waits for its link to be stored (link-writes.ts). */
   readonly waiting: (key: string, correspondent: string) => void;
   readonly answerWaitMs?: number;
@@ -37,6 +39,7 @@ export const makeOwnCopyLinks = ({
   storeReadable,
   logger,
   dismissOwnCopies,
+  isLinked,
   waiting,
   answerWaitMs = ANSWER_COPY_WAIT_MS,
 }: OwnCopyLinksOptions) => {
@@ -55,6 +58,13 @@ export const makeOwnCopyLinks = ({
       // Its thread is gone (forgotten, or folded past EARLIER_IDS): no
       // reply to it can be placed.
       logger.event('own-copy-unplaced', { message: number });
+      await dismissOwnCopies(harden([number]));
+      return;
+    }
+    if (isLinked(link.messageId, key)) {
+      // Its link is recorded already: a copy read again, as after a restart
+      // (an answer kept open to edits stays in the inbox). Linking it again
+      // would put its id in the next turn's record too.
       await dismissOwnCopies(harden([number]));
       return;
     }
