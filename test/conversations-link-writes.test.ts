@@ -8,6 +8,7 @@
 import test from 'ava';
 import type { ExecutionContext } from 'ava';
 import type { MessageRecord } from '../src/daemon/endo-types.js';
+import type { OpenTurn } from '../src/conversations/open-turns.js';
 import { SYSTEM_PROMPT, answer, mail, requestTexts, setUpConversations } from './support/conversation-turns.js';
 import { faultyPowers, makeFaults } from './support/faulty-powers.js';
 import { until } from './support/until.js';
@@ -136,4 +137,44 @@ test('an answer whose own copy does not come in time is stored without it, and l
   await conversations.noteOwnMessage(copy, 'ada');
   t.true(await until(async () => dismissed.length === 1, 10_000));
   t.is(stored.length, 2, 'the late link in a write of its own');
+});
+
+test('after a restart, the copy of an answer whose link is stored is not linked again, though it comes while its question is taken up again', async t => {
+  const { conversations, again, faults } = await setUp(t);
+  // The `sent` of every turn record written, from the values stored.
+  const sentOf: string[][] = [];
+  faults.refuse('storeValue', ([value, path]) => {
+    if (!Array.isArray(path) || path[0] !== 'conversations') return false;
+    const node = typeof value === 'string' ? (JSON.parse(value) as { turns?: { sent?: string[] }[]; sent?: string[] }) : undefined;
+    const latest = node?.turns?.at(-1) ?? node;
+    if (latest !== undefined) sentOf.push(latest.sent ?? []);
+    return false;
+  });
+  const answered = async (opened: Promise<OpenTurn | undefined>, copy: MessageRecord, from: typeof conversations) => {
+    const turn = (await opened)!;
+    turn.messages.push(harden({ role: 'assistant', content: 'the answer' }));
+    const finished = turn.finish(undefined, true);
+    await from.noteOwnMessage(copy, 'ada');
+    await finished;
+  };
+  const copy = mail('ra1', 'r1');
+  await answered(conversations.open(mail('r1'), 'ada', 'a question'), copy, conversations);
+  t.deepEqual(sentOf, [['ra1']]);
+  // A restart reads the question (answered before, still in the inbox) and
+  // the copy again: the copy comes while the question's turn is being
+  // opened, before its conversation is read back.
+  const restarted = await again();
+  // The conversation's read-back waits, as on a daemon that answers slowly.
+  const release = faults.hold('lookup');
+  const reopening = restarted.open(mail('r1'), 'ada', 'a question');
+  await sleep(PAUSE_MS);
+  const noted = restarted.noteOwnMessage(copy, 'ada');
+  await sleep(PAUSE_MS);
+  release();
+  await noted;
+  t.is(await reopening, undefined, 'handled before');
+  // The next turn stores its own answer's link, and only that.
+  await answered(restarted.open(mail('r2'), 'ada', 'another question'), mail('ra2', 'r2'), restarted);
+  await sleep(PAUSE_MS * 5);
+  t.deepEqual(sentOf, [['ra1'], ['ra2']]);
 });

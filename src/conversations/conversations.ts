@@ -24,6 +24,7 @@ import type { Logger } from '../logging/log.js';
 import type { Redact } from '../logging/redact.js';
 import { makeCompaction } from './compaction.js';
 import { makeConversationMemory } from './conversation-memory.js';
+import { holdsMessage } from './conversation-state.js';
 import { makeForget } from './forget.js';
 import { makeLinkWrites } from './link-writes.js';
 import { makeTurnOpening } from './open-turns.js';
@@ -99,7 +100,13 @@ export const makeConversations = (
     storeReadable: () => sync.listed() && sync.status().storage === 'ok',
     logger,
     dismissOwnCopies,
-    isLinked: (id, key) => memory.held.keyOfId(id) === key,
+    // The conversation itself, not the index of held ids: after a restart a
+    // copy may come while the turn of the message it answers is being
+    // opened again, before its conversation is read back (seen on August).
+    isLinked: async (id, key, correspondent) => {
+      const conversation = await memory.find(key, correspondent);
+      return conversation !== undefined && holdsMessage(conversation, id);
+    },
     waiting: (key, correspondent) => linkWrites.waiting(key, correspondent),
     answerWaitMs: answerCopyWaitMs,
   });
