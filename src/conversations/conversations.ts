@@ -24,7 +24,6 @@ import type { Logger } from '../logging/log.js';
 import type { Redact } from '../logging/redact.js';
 import { makeCompaction } from './compaction.js';
 import { makeConversationMemory } from './conversation-memory.js';
-import { holdsMessage } from './conversation-state.js';
 import { makeForget } from './forget.js';
 import { makeLinkWrites } from './link-writes.js';
 import { makeTurnOpening } from './open-turns.js';
@@ -100,13 +99,10 @@ export const makeConversations = (
     storeReadable: () => sync.listed() && sync.status().storage === 'ok',
     logger,
     dismissOwnCopies,
-    // The conversation itself, not the index of held ids: after a restart a
-    // copy may come while the turn of the message it answers is being
-    // opened again, before its conversation is read back (seen on August).
-    isLinked: async (id, key, correspondent) => {
-      const conversation = await memory.find(key, correspondent);
-      return conversation !== undefined && holdsMessage(conversation, id);
-    },
+    // From the ids of the conversations held, with no daemon call; a copy
+    // that comes before its conversation is read back is caught when its
+    // link would be written (open-turns.ts, link-writes.ts).
+    isLinked: async (id, key) => memory.held.keyOfId(id) === key,
     waiting: (key, correspondent) => linkWrites.waiting(key, correspondent),
     answerWaitMs: answerCopyWaitMs,
   });

@@ -12,6 +12,7 @@
 // late is written here.
 import type { Logger } from '../logging/log.js';
 import type { ConversationMemory } from './conversation-memory.js';
+import { holdsMessage } from './conversation-state.js';
 import type { OwnCopy } from './own-copies.js';
 import type { OwnCopyLinks } from './own-copy-links.js';
 import type { TurnLines } from './turn-lines.js';
@@ -54,6 +55,10 @@ export const makeLinkWrites = ({ memory, lines, links, logger, pauseMs = LINK_PA
     }
     const conversation = await memory.find(key, correspondent);
     if (conversation === undefined) return;
+    // Copies read again (after a restart) whose links a turn holds already: let go, not linked twice.
+    const linked = links.of(key).filter(copy => holdsMessage(conversation, copy.messageId));
+    if (linked.length > 0) await links.release(linked);
+    if (links.of(key).length === 0) return;
     let copies: readonly OwnCopy[] = [];
     const stored = await memory.sync.addSent(conversation, () => {
       copies = lines.busy(key) ? [] : links.of(key);

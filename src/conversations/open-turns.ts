@@ -10,6 +10,7 @@ import type { Redact } from '../logging/redact.js';
 import type { Conversation } from './conversation-state.js';
 import type { ConversationMemory } from './conversation-memory.js';
 import type { OwnCopyLinks } from './own-copy-links.js';
+import { holdsMessage } from './conversation-state.js';
 import { redactMessage } from './records.js';
 import type { Requests } from './requests.js';
 import { behindInTurns } from './store-sync.js';
@@ -89,7 +90,8 @@ export const makeTurnOpening = ({ memory, lines, threads, links, requests, redac
     const seq = conversation.nextSeq;
     conversation.nextSeq += 1;
     const copies = links.of(conversation.key);
-    const sent = harden(copies.map(copy => copy.messageId));
+    // A copy read again (after a restart) whose link a turn holds already is let go, not linked twice.
+    const sent = harden(copies.filter(copy => !holdsMessage(conversation, copy.messageId)).map(copy => copy.messageId));
     conversation.turns.push({ seq, messageId, messages: kept, sent });
     for (const id of sent) held.noteId(id, conversation.key);
     conversation.unstored += 1;

@@ -26,12 +26,8 @@ export interface OwnCopyLinksOptions {
   readonly logger: Logger;
   /** Dismisses fae's own copies (by number). */
   readonly dismissOwnCopies: (numbers: readonly bigint[]) => Promise<void>;
-  /**
-   * Whether message `id` is among those conversation `key` (of
-   * `correspondent`) has recorded as fae's (a turn's `sent`), reading the
-   * conversation back if it is not held.
-   */
-  readonly isLinked: (id: string, key: string, correspondent: string) => Promise<boolean>;
+  /** Whether message `id` is known to be among those conversation `key` has recorded as fae's (a turn's `sent`). */
+  readonly isLinked: (id: string, key: string) => Promise<boolean>;
   /** A copy of conversation `key` of `correspondent` now waits for its link to be stored (link-writes.ts). */
   readonly waiting: (key: string, correspondent: string) => void;
   readonly answerWaitMs?: number;
@@ -65,7 +61,7 @@ export const makeOwnCopyLinks = ({
       await dismissOwnCopies(harden([number]));
       return;
     }
-    if (await isLinked(link.messageId, key, correspondent)) {
+    if (await isLinked(link.messageId, key)) {
       // Its link is recorded already: a copy read again, as after a restart
       // (an answer kept open to edits stays in the inbox). Linking it again
       // would put its id in the next turn's record too.

@@ -156,7 +156,8 @@ const writeBehind = async (store: ConversationStore, conversation: SyncedConvers
 const relinkLatest = async (store: ConversationStore, conversation: SyncedConversation, ids: () => readonly string[]) => {
   const last = conversation.turns.at(-1);
   if (last === undefined || last.seq !== conversation.nextSeq - 1) return false;
-  const fresh = ids().filter(id => !last.sent.includes(id));
+  // Not one any turn holds already: a link is stored once.
+  const fresh = ids().filter(id => !conversation.turns.some(turn => turn.sent.includes(id)));
   if (fresh.length === 0) return false;
   const relinked = harden({ ...last, sent: [...last.sent, ...fresh] });
   await store.append(conversation.key, turnRecord(conversation, relinked), recordsFrom(conversation));
