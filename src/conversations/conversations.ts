@@ -102,7 +102,7 @@ export const makeConversations = (
     // From the ids of the conversations held, with no daemon call; a copy
     // that comes before its conversation is read back is caught when its
     // link would be written (open-turns.ts, link-writes.ts).
-    isLinked: async (id, key) => memory.held.keyOfId(id) === key,
+    isLinked: (id, key) => memory.held.keyOfId(id) === key,
     waiting: (key, correspondent) => linkWrites.waiting(key, correspondent),
     answerWaitMs: answerCopyWaitMs,
   });

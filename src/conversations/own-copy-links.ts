@@ -27,7 +27,7 @@ export interface OwnCopyLinksOptions {
   /** Dismisses fae's own copies (by number). */
   readonly dismissOwnCopies: (numbers: readonly bigint[]) => Promise<void>;
   /** Whether message `id` is known to be among those conversation `key` has recorded as fae's (a turn's `sent`). */
-  readonly isLinked: (id: string, key: string) => Promise<boolean>;
+  readonly isLinked: (id: string, key: string) => boolean;
   /** A copy of conversation `key` of `correspondent` now waits for its link to be stored (link-writes.ts). */
   readonly waiting: (key: string, correspondent: string) => void;
   readonly answerWaitMs?: number;
@@ -61,7 +61,7 @@ export const makeOwnCopyLinks = ({
       await dismissOwnCopies(harden([number]));
       return;
     }
-    if (await isLinked(link.messageId, key)) {
+    if (isLinked(link.messageId, key)) {
       // Its link is recorded already: a copy read again, as after a restart
       // (an answer kept open to edits stays in the inbox). Linking it again
       // would put its id in the next turn's record too.
