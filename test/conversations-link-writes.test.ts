@@ -12,6 +12,8 @@ import type { OpenTurn } from '../src/conversations/open-turns.js';
 import { SYSTEM_PROMPT, answer, mail, requestTexts, setUpConversations } from './support/conversation-turns.js';
 import { faultyPowers, makeFaults } from './support/faulty-powers.js';
 import { until } from './support/until.js';
+import { nodeOf } from './support/stored-nodes.js';
+import type { Conversations } from '../src/conversations/conversations.js';
 
 const PAUSE_MS = 20;
 const ANSWER_WAIT_MS = 200;
@@ -44,6 +46,15 @@ const setUp = async (t: ExecutionContext) => {
 
 const sleep = (ms: number) => new Promise(resolve => setTimeout(resolve, ms));
 
+/** After a restart (`again`), the texts of the request of a turn opened for `message` (then abandoned). */
+const requestAfterRestart = async (again: () => Promise<Conversations>, message: MessageRecord, who: string, text: string) => {
+  const restarted = await again();
+  const reply = (await restarted.open(message, who, text))!;
+  const texts = await requestTexts(reply);
+  reply.abandon();
+  return texts;
+};
+
 test('copies that no next turn comes for are linked in their latest turn record and dismissed; after a restart a reply to one finds its thread', async t => {
   const { conversations, again, dismissed } = await setUp(t);
   const names = ['ada', 'bo', 'cy'];
@@ -60,10 +71,8 @@ test('copies that no next turn comes for are linked in their latest turn record 
     [...copies.values()].map(copy => copy.number).sort(),
   );
   // Nothing in memory knows the copies now: the store does.
-  const restarted = await again();
-  const reply = (await restarted.open(mail('bo-again', 'bo-answer'), 'bo', 'about your answer'))!;
-  t.deepEqual(await requestTexts(reply), [SYSTEM_PROMPT, 'bo asks', 'answer to bo asks', 'about your answer']);
-  reply.abandon();
+  const texts = await requestAfterRestart(again, mail('bo-again', 'bo-answer'), 'bo', 'about your answer');
+  t.deepEqual(texts, [SYSTEM_PROMPT, 'bo asks', 'answer to bo asks', 'about your answer']);
 });
 
 test('a turn of the conversation within the pause carries the links itself: nothing more is written', async t => {
@@ -106,24 +115,34 @@ test('however many correspondents stop writing, none leaves an own copy waiting'
   t.true(await until(async () => dismissed.length === count, 20_000));
 });
 
-test('a turn that replied waits for the own copy of its answer and stores its link itself: one write, and the copy dismissed', async t => {
-  const { conversations, again, stored, dismissed } = await setUp(t);
-  const turn = (await conversations.open(mail('w1'), 'ada', 'a question'))!;
+/**
+ * Answers the turn `opened` with a reply, whose own `copy` comes while the
+ * turn waits for it (after `delayMs`), as the inbox reads on.
+ */
+const answeredWithCopy = async (
+  conversations: Conversations,
+  opened: Promise<OpenTurn | undefined>,
+  copy: MessageRecord,
+  delayMs = 0,
+) => {
+  const turn = (await opened)!;
   turn.messages.push(harden({ role: 'assistant', content: 'the answer' }));
   const finished = turn.finish(undefined, true);
-  // The copy comes as the inbox reads on, after the reply went out.
-  await sleep(PAUSE_MS);
-  const copy = mail('wa1', 'w1');
+  await sleep(delayMs);
   await conversations.noteOwnMessage(copy, 'ada');
   await finished;
+};
+
+test('a turn that replied waits for the own copy of its answer and stores its link itself: one write, and the copy dismissed', async t => {
+  const { conversations, again, stored, dismissed } = await setUp(t);
+  const copy = mail('wa1', 'w1');
+  await answeredWithCopy(conversations, conversations.open(mail('w1'), 'ada', 'a question'), copy, PAUSE_MS);
   t.deepEqual(dismissed, [copy.number]);
   await sleep(PAUSE_MS * 5);
   t.is(stored.length, 1, 'the turn and the link in one record');
   // After a restart a reply to the answer finds its thread.
-  const restarted = await again();
-  const reply = (await restarted.open(mail('w2', 'wa1'), 'ada', 'about that'))!;
-  t.deepEqual(await requestTexts(reply), [SYSTEM_PROMPT, 'a question', 'the answer', 'about that']);
-  reply.abandon();
+  const texts = await requestAfterRestart(again, mail('w2', 'wa1'), 'ada', 'about that');
+  t.deepEqual(texts, [SYSTEM_PROMPT, 'a question', 'the answer', 'about that']);
 });
 
 test('an answer whose own copy does not come in time is stored without it, and linked when the copy comes', async t => {
@@ -145,20 +164,12 @@ test('after a restart, the copy of an answer whose link is stored is not linked 
   const sentOf: string[][] = [];
   faults.refuse('storeValue', ([value, path]) => {
     if (!Array.isArray(path) || path[0] !== 'conversations') return false;
-    const node = typeof value === 'string' ? (JSON.parse(value) as { turns?: { sent?: string[] }[]; sent?: string[] }) : undefined;
-    const latest = node?.turns?.at(-1) ?? node;
-    if (latest !== undefined) sentOf.push(latest.sent ?? []);
+    const node = nodeOf(value) as { turns?: { sent?: string[] }[]; sent?: string[] };
+    sentOf.push((node.turns?.at(-1) ?? node).sent ?? []);
     return false;
   });
-  const answered = async (opened: Promise<OpenTurn | undefined>, copy: MessageRecord, from: typeof conversations) => {
-    const turn = (await opened)!;
-    turn.messages.push(harden({ role: 'assistant', content: 'the answer' }));
-    const finished = turn.finish(undefined, true);
-    await from.noteOwnMessage(copy, 'ada');
-    await finished;
-  };
   const copy = mail('ra1', 'r1');
-  await answered(conversations.open(mail('r1'), 'ada', 'a question'), copy, conversations);
+  await answeredWithCopy(conversations, conversations.open(mail('r1'), 'ada', 'a question'), copy);
   t.deepEqual(sentOf, [['ra1']]);
   // A restart reads the question (answered before, still in the inbox) and
   // the copy again: the copy comes while the question's turn is being
@@ -174,7 +185,7 @@ test('after a restart, the copy of an answer whose link is stored is not linked 
   await noted;
   t.is(await reopening, undefined, 'handled before');
   // The next turn stores its own answer's link, and only that.
-  await answered(restarted.open(mail('r2'), 'ada', 'another question'), mail('ra2', 'r2'), restarted);
+  await answeredWithCopy(restarted, restarted.open(mail('r2'), 'ada', 'another question'), mail('ra2', 'r2'));
   await sleep(PAUSE_MS * 5);
   t.deepEqual(sentOf, [['ra1'], ['ra2']]);
 });
