@@ -6,10 +6,10 @@
 import test from 'ava';
 import { builtInPrice, costOf, readPrices } from '../src/usage/prices.js';
 import {
-  checkUsageRecord,
   correspondentKeyOf,
   KEPT_CORRESPONDENTS,
   makeUsageLedger,
+  usageRecordIn,
   type UsageSpent,
 } from '../src/usage/usage-ledger.js';
 import { readFaeConfig } from '../src/agent/config.js';
@@ -92,23 +92,35 @@ test('status() lists the 20 largest correspondents by name, or unnamed by a hash
   t.is(status.total.unpricedRequests, 2);
   t.deepEqual(status.models.map(m => [m.model, m.requests]), [['priced', 25], ['unpriced', 2]]);
   t.false(JSON.stringify(status).includes('id-of-correspondent'), 'no id, in status() or …');
-  t.false(JSON.stringify(ledger.toRecord()).includes('id-of-correspondent'), '… in what is stored');
+  t.false(ledger.toText().includes('id-of-correspondent'), '… in what is stored');
 });
 
-test('the stored record keeps at most 200 correspondents apart; the smallest are added up', t => {
+test('the stored record keeps the 200 largest correspondents apart; the smallest are added up', t => {
   const ledger = makeUsageLedger({ pricesFor: () => undefined });
+  // Each newcomer is the largest yet: each one past 200 folds the smallest.
   for (let i = 1; i <= KEPT_CORRESPONDENTS + 10; i += 1) ledger.record(`c${i}`, undefined, 'm', spent(1, i));
-  const record = ledger.toRecord();
+  // A small newcomer is folded itself, and a known one grows in place.
+  ledger.record('small', undefined, 'm', spent(1, 1));
+  ledger.record('c11', undefined, 'm', spent(1, 1000));
+  const record = usageRecordIn(ledger.toText());
   t.is(record.correspondents.length, KEPT_CORRESPONDENTS);
-  t.is(record.others.correspondents, 10);
-  t.is(record.others.requests, 10);
-  t.is(ledger.status().total.requests, KEPT_CORRESPONDENTS + 10, 'nothing is lost from the totals');
+  t.deepEqual(
+    record.correspondents.map(entry => entry.inputTokens).sort((a, b) => a - b).slice(0, 3),
+    [12, 13, 14],
+    'the smallest kept is c12: c1 to c10 and the small newcomer were folded',
+  );
+  t.is(record.correspondents.find(entry => entry.key === correspondentKeyOf('c11'))?.inputTokens, 1011);
+  t.is(record.others.correspondents, 11);
+  t.is(record.others.requests, 11);
+  t.is(ledger.status().total.requests, KEPT_CORRESPONDENTS + 12, 'nothing is lost from the totals');
 });
 
 test('a stored record read back is added to what was counted meanwhile, and a foreign value is refused', t => {
   const stored = makeUsageLedger({ pricesFor: () => undefined, now: () => new Date('2026-01-01T00:00:00Z') });
   stored.record('alice', 'alice', 'm', spent(2));
-  const record = checkUsageRecord(JSON.parse(JSON.stringify(stored.toRecord())));
+  const text = stored.toText();
+  const record = usageRecordIn(text);
+  t.deepEqual(usageRecordIn(JSON.parse(text)), record, 'a record stored as such (earlier versions) reads the same');
   const ledger = makeUsageLedger({ pricesFor: () => undefined });
   ledger.record('alice', 'alice-renamed', 'm', spent(1));
   ledger.record('bob', undefined, 'm', spent(1));
@@ -116,7 +128,9 @@ test('a stored record read back is added to what was counted meanwhile, and a fo
   const status = ledger.status();
   t.is(status.since, '2026-01-01T00:00:00.000Z');
   t.deepEqual(status.correspondents.map(c => [c.name, c.requests]), [['alice-renamed', 3], [`unnamed-${correspondentKeyOf('bob').slice(0, 8)}`, 1]]);
-  for (const foreign of [undefined, 'usage', { kind: 'fae-usage', version: 2 }, { ...record, correspondents: [{ key: 1 }] }, { ...record, others: {} }]) {
-    t.throws(() => checkUsageRecord(foreign));
+  for (const foreign of [undefined, { kind: 'fae-usage', version: 2 }, { ...record, correspondents: [{ key: 1 }] }, { ...record, others: {} }]) {
+    t.throws(() => usageRecordIn(foreign), { message: /usage record/ });
   }
+  t.throws(() => usageRecordIn(text.slice(0, -10)), { message: /text that is not JSON/ }, 'text cut off');
+  t.throws(() => usageRecordIn('"usage"'), { message: /not fae's usage record/ }, 'JSON of something else');
 });

@@ -123,15 +123,51 @@ export const checkUsageRecord = (value: unknown): UsageRecord => {
 };
 harden(checkUsageRecord);
 
+/**
+ * The record stored as `value`: JSON text, as fae stores it, or the record
+ * itself, as earlier versions did. Throws what is wrong with it.
+ */
+export const usageRecordIn = (value: unknown): UsageRecord => {
+  if (typeof value !== 'string') return checkUsageRecord(value);
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(value);
+  } catch {
+    throw Error(`not fae's usage record: text that is not JSON (${value.length} characters)`);
+  }
+  return checkUsageRecord(parsed);
+};
+harden(usageRecordIn);
+
+/** The key of the entry of `map` with the fewest tokens (the first of equals). */
+const smallestKey = <K>(map: Map<K, { totals: UsageTotals }>) => {
+  let smallest: K | undefined;
+  let fewest = Infinity;
+  for (const [key, { totals }] of map) {
+    const tokens = tokensOf(totals);
+    if (tokens < fewest) {
+      smallest = key;
+      fewest = tokens;
+    }
+  }
+  return smallest as K;
+};
+
 /** Keeps the `limit` largest entries of `map`; the others are removed and returned added up, with their count. */
 const foldSmallest = <K>(map: Map<K, { totals: UsageTotals }>, limit: number) => {
   let folded = NO_USAGE;
-  let count = 0;
-  if (map.size <= limit) return { folded, count };
-  const smallest = [...map.entries()].sort(([, a], [, b]) => tokensOf(a.totals) - tokensOf(b.totals));
-  for (const [key, { totals }] of smallest.slice(0, map.size - limit)) {
-    folded = addUsage(folded, totals);
-    count += 1;
+  const count = Math.max(0, map.size - limit);
+  // One over (a new correspondent, the usual case once there are many):
+  // one pass finds it, where sorting them all cost some 16 µs a turn.
+  const smallest =
+    count === 1
+      ? [smallestKey(map)]
+      : [...map.entries()]
+          .sort(([, a], [, b]) => tokensOf(a.totals) - tokensOf(b.totals))
+          .slice(0, count)
+          .map(([key]) => key);
+  for (const key of smallest) {
+    folded = addUsage(folded, map.get(key)!.totals);
     map.delete(key);
   }
   return { folded, count };
@@ -211,16 +247,23 @@ export const makeUsageLedger = ({ pricesFor, now = () => new Date() }: {
       foldCorrespondents();
       foldModels();
     },
-    /** The record to store. */
-    toRecord: (): UsageRecord =>
-      harden({
-        kind: 'fae-usage' as const,
-        version: 1 as const,
+    /**
+     * The record to store, as JSON text: a string crosses to the daemon
+     * whole, where CapTP would check and copy a record of up to 200
+     * correspondents object by object (some 1.5 ms a write, against
+     * 0.1 ms), and it needs no hardening.
+     */
+    toText: (): string => {
+      const record: UsageRecord = {
+        kind: 'fae-usage',
+        version: 1,
         since,
         correspondents: [...correspondents].map(([key, { name, totals }]) => ({ key, ...(name === undefined ? {} : { name }), ...totals })),
         others: { ...others, correspondents: otherCount },
         models: [...models].map(([model, { totals }]) => ({ model, ...totals })),
-      }),
+      };
+      return JSON.stringify(record);
+    },
     /** For status(): the whole, per model, the LISTED_CORRESPONDENTS largest correspondents, and the rest as one. */
     status: () => {
       const byTokens = [...correspondents.entries()].sort(([, a], [, b]) => tokensOf(b.totals) - tokensOf(a.totals));

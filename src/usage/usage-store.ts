@@ -1,22 +1,23 @@
 // The usage totals (usage-ledger.ts) kept across restarts: one small value
-// of their own in fae's directory, `usage`, sealed from fae's tools like
-// its conversations. It is read back at start, and written after a turn
-// (one write at a time, so at most one per turn however many turns end
-// together), never in the way of an answer: nobody waits for it. A write
-// or read the daemon refuses is tried again with backoff; meanwhile the
-// totals are counted in memory as ever, and nothing is written over the
-// stored totals before they are read (they are added to what was counted
-// meanwhile). Writes come at most once per WRITE_GAP_MS: the record holds
-// up to 200 correspondents (some 30 KB), and with many correspondents
-// writing, one write per turn was most of what fae sent the daemon; turns
-// that end within the gap are written together (a crash loses at most the
-// last gap's counts).
+// of their own in fae's directory, `usage` (their record as JSON text;
+// a record stored by earlier versions is read as well), sealed from fae's
+// tools like its conversations. It is read back at start, and written
+// after a turn (one write at a time, so at most one per turn however many
+// turns end together), never in the way of an answer: nobody waits for
+// it. A write or read the daemon refuses is tried again with backoff;
+// meanwhile the totals are counted in memory as ever, and nothing is
+// written over the stored totals before they are read (they are added to
+// what was counted meanwhile). Writes come at most once per WRITE_GAP_MS:
+// the record holds up to 200 correspondents (some 30 KB), and with many
+// correspondents writing, one write per turn was most of what fae sent the
+// daemon; turns that end within the gap are written together (a crash
+// loses at most the last gap's counts).
 import { E } from '@endo/far';
 import { passStyleOf, type Passable } from '@endo/marshal';
 import type { GuestPowers, Ref } from '../daemon/endo-types.js';
 import type { Logger } from '../logging/log.js';
 import { DEFAULT_RETRY_MS, backoffMs, pause, type RetryMs } from '../daemon/backoff.js';
-import { checkUsageRecord, type UsageLedger } from './usage-ledger.js';
+import { usageRecordIn, type UsageLedger } from './usage-ledger.js';
 
 export const USAGE_NAME = 'usage';
 
@@ -53,7 +54,7 @@ export const makeUsageStore = (powers: Ref<GuestPowers>, ledger: UsageLedger, { 
       return;
     }
     try {
-      ledger.restore(checkUsageRecord(value));
+      ledger.restore(usageRecordIn(value));
     } catch (error) {
       logger.warn('usage-unreadable', { name: USAGE_NAME, error: messageOf(error) });
     }
@@ -72,7 +73,7 @@ export const makeUsageStore = (powers: Ref<GuestPowers>, ledger: UsageLedger, { 
     if (stopped) return;
     unsaved = false;
     try {
-      await E(powers).storeValue(ledger.toRecord(), USAGE_NAME);
+      await E(powers).storeValue(ledger.toText(), USAGE_NAME);
     } catch (error) {
       unsaved = true;
       throw error;
