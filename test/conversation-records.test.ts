@@ -3,6 +3,7 @@
 // checkNode on chunks of turns: each turn checked, in sequence, as its own;
 // nodeValue and parseNode: a node holds its record's JSON text.
 import test from 'ava';
+import { passStyleOf, type Passable } from '@endo/marshal';
 import { checkNode, checkRecord, nodeValue, parseNode, RECORD_VERSION, type TurnRecord } from '../src/conversations/records.js';
 
 const summary = (fields: Record<string, unknown>) =>
@@ -53,12 +54,21 @@ test('a chunk holds consecutive turns and gives them back checked; one turn is s
   t.deepEqual(checkNode(turn(5), 'n5', 'alice-id', 'main'), [turn(5)]);
 });
 
-test('a node is the JSON text of its record, read back hardened; a record stored as such is read as it is', t => {
+/** Every object in `value`, itself included. */
+const objectsIn = (value: unknown): object[] =>
+  typeof value === 'object' && value !== null ? [value, ...Object.values(value).flatMap(objectsIn)] : [];
+
+test('a node is the JSON text of its record, read back frozen all the way down; a record stored as such is read as it is', t => {
   const text = nodeValue([turn(5), turn(6)]);
   t.is(typeof text, 'string');
   const parsed = parseNode(text, 'n5');
-  t.true(Object.isFrozen((parsed as { turns: readonly object[] }).turns[1]));
-  t.deepEqual(checkNode(parsed, 'n5', 'alice-id', 'main'), [turn(5), turn(6)]);
+  const objects = objectsIn(parsed);
+  t.is(objects.length, 8, 'the chunk, its list of turns, and each turn, its messages and its message');
+  t.true(objects.every(object => Object.isFrozen(object)));
+  t.is(passStyleOf(parsed as Passable), 'copyRecord', 'plain data, as passable as a hardened record');
+  const records = checkNode(parsed, 'n5', 'alice-id', 'main');
+  t.deepEqual(records, [turn(5), turn(6)]);
+  t.true(records.flatMap(objectsIn).every(object => Object.isFrozen(object)));
   const stored = turn(5);
   t.is(parseNode(stored, 'n5'), stored);
   t.throws(() => parseNode(text.slice(0, 30), 'n5'), { message: /node "n5" holds text that is not a record/ });

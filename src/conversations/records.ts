@@ -76,11 +76,15 @@ export interface ChunkRecord {
   readonly turns: readonly KeptTurn[];
 }
 
-/** `records` (consecutive turns, one at least) as one record, or as a chunk. */
+/**
+ * `records` (consecutive turns, one at least) as one record, or as a
+ * chunk: data for JSON.stringify alone, so not hardened (that would walk
+ * every turn read back, which is frozen, not hardened: parseNode).
+ */
 const nodeRecord = (records: readonly ConversationRecord[]): ConversationRecord | ChunkRecord => {
   const [first] = records;
   if (records.length === 1) return first;
-  return harden({
+  return {
     v: RECORD_VERSION,
     kind: 'chunk' as const,
     correspondent: first.correspondent,
@@ -92,7 +96,7 @@ const nodeRecord = (records: readonly ConversationRecord[]): ConversationRecord 
       messages,
       ...(sent === undefined ? {} : { sent }),
     })),
-  });
+  };
 };
 
 /**
@@ -106,9 +110,24 @@ export const nodeValue = (records: readonly ConversationRecord[]): string => JSO
 harden(nodeValue);
 
 /**
- * The record a node read back holds: its JSON text parsed (and hardened,
- * as every record fae keeps), or a record stored as nested data before
- * nodes were text. Throws when the text is not JSON.
+ * Freezes what JSON.parse made, all the way down. Plain data (no
+ * prototype but Object's or Array's, no accessor, no function) needs no
+ * more to be kept as fae keeps every record, and hardening a six-turn
+ * chunk, which looks at each object's prototype and descriptors, took
+ * five times as long.
+ */
+const freezeParsed = <T>(value: T): T => {
+  if (typeof value === 'object' && value !== null) {
+    for (const child of Object.values(value)) freezeParsed(child);
+    Object.freeze(value);
+  }
+  return value;
+};
+
+/**
+ * The record a node read back holds: its JSON text parsed (and frozen
+ * all the way down, as every record fae keeps), or a record stored as
+ * nested data before nodes were text. Throws when the text is not JSON.
  */
 export const parseNode = (value: unknown, name: string): unknown => {
   if (typeof value !== 'string') return value;
@@ -118,7 +137,7 @@ export const parseNode = (value: unknown, name: string): unknown => {
   } catch {
     throw Error(`node ${q(name)} holds text that is not a record`);
   }
-  return harden(parsed);
+  return freezeParsed(parsed);
 };
 harden(parseNode);
 
@@ -281,7 +300,8 @@ export const checkNode = (
   return value.turns.map((turn: unknown, i: number): TurnRecord => {
     const kept = checkKeptTurn(turn, `${where} turn ${i}`);
     if (kept.seq !== first + i) throw Error(`${where} turn ${i} has sequence ${q(kept.seq)}`);
-    return harden({ v: RECORD_VERSION, kind: 'turn', correspondent, thread, ...kept });
+    // Frozen, as what it holds (parseNode): hardening would walk it all.
+    return Object.freeze({ v: RECORD_VERSION, kind: 'turn', correspondent, thread, ...kept });
   });
 };
 harden(checkNode);

@@ -230,7 +230,8 @@ const checkGeneration = (
   // The latest node, when it holds turns, is the chunk the next turn may join.
   const last = usable.at(-1);
   const chunk = last !== undefined && records.at(-1)?.kind === 'turn' ? last.seq : undefined;
-  return harden({ records, chunk });
+  // Frozen, as the records are (parseNode): hardening would walk them all.
+  return Object.freeze({ records: Object.freeze(records), chunk });
 };
 
 /**
