@@ -57,11 +57,12 @@ harden(firstWords);
  * The subject of a turn's notices: its message, from `sender`. Its text is
  * redacted before it is cut, so that no secret passes cut in half; and
  * only when a notice names it, which few turns have (every turn makes a
- * subject).
+ * subject). Frozen, not hardened: it stays fae's own, and hardening would
+ * walk its getter, a function made for every turn.
  */
 export const subjectOf = (message: MessageRecord, sender: string, fromHost: boolean, redact: Redact): Subject => {
   let about: { readonly words: string | undefined } | undefined;
-  return harden({
+  return Object.freeze({
     number: message.number,
     sender,
     get about() {
