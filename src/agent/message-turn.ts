@@ -13,8 +13,7 @@ import type { Logger } from '../logging/log.js';
 import type { Redact } from '../logging/redact.js';
 import type { Conversations, OpenTurn } from '../conversations/conversations.js';
 import { correspondentPrefix } from '../conversations/threads.js';
-import type { BuiltIns } from '../toolbox/built-in-tools.js';
-import { withTurnTools } from '../toolbox/built-in-turn-tools.js';
+import type { TurnScope } from '../toolbox/built-in-turn-tools.js';
 import type { DiscoveredTools } from '../toolbox/tools.js';
 import { formatIncomingMessage } from '../daemon/message-format.js';
 import { troubleOf } from '../../providers/errors.js';
@@ -74,7 +73,6 @@ export interface MessageTurnOptions {
   readonly settingUp?: () => boolean;
   /** The tools on offer now (the registry's view). */
   readonly offered: () => Promise<DiscoveredTools>;
-  readonly builtIns: BuiltIns;
   readonly deliver: Deliver;
   /** Dismisses a message; resolves whether it is gone. */
   readonly dismiss: (number: bigint) => Promise<boolean>;
@@ -126,7 +124,6 @@ interface TurnParts {
   readonly sender: string;
   readonly stop: ReturnType<typeof turnCancellation>;
   readonly tools: DiscoveredTools;
-  readonly discover: () => Promise<DiscoveredTools>;
   readonly progress: TurnProgress;
   /** Frees the turn's place among the concurrent turns while it waits for the host (inbox.ts). */
   readonly park: () => () => void;
@@ -155,28 +152,22 @@ const forgetting = ({ conversations, redact, editable }: MessageTurnOptions, sta
   return forgotten;
 };
 
-/** The turn's own built-ins: its message, its correspondent's mail, its correspondent to forget. */
-const turnToolsOf = (options: MessageTurnOptions, state: TurnState) => {
-  const { builtIns } = options;
-  const own = builtIns.forTurn(
-    harden({
-      messageNumber: state.number,
-      // Mail from the turn's correspondent, and fae's own mail to them.
-      visibleMessage: (message: MessageRecord) =>
-        options.isOwn(message)
-          ? options.correspondentOf({ ...message, from: message.to }) === state.correspondent
-          : options.correspondentOf(message) === state.correspondent,
-      forget: forgetting(options, state),
-    }),
-  );
-  // The same tools on offer (no change meanwhile) make the same tools for the turn.
-  let last: { readonly offered: DiscoveredTools; readonly tools: DiscoveredTools } | undefined;
-  return async () => {
-    const offered = await options.offered();
-    if (last?.offered !== offered) last = { offered, tools: withTurnTools(offered, own) };
-    return last.tools;
-  };
-};
+/**
+ * What the turn tells the built-ins it calls: its message, its
+ * correspondent's mail, its correspondent to forget. Frozen, not
+ * hardened: it goes to fae's own built-ins only (executeTool), and
+ * hardening would walk its functions, made for every turn.
+ */
+const turnScopeOf = (options: MessageTurnOptions, state: TurnState): TurnScope =>
+  Object.freeze({
+    messageNumber: state.number,
+    // Mail from the turn's correspondent, and fae's own mail to them.
+    visibleMessage: (message: MessageRecord) =>
+      options.isOwn(message)
+        ? options.correspondentOf({ ...message, from: message.to }) === state.correspondent
+        : options.correspondentOf(message) === state.correspondent,
+    forget: forgetting(options, state),
+  });
 
 
 /** What a turn's model calls spent, counted for status(). */
@@ -397,7 +388,7 @@ export const makeMessageTurns = (options: MessageTurnOptions) => {
     message: InboxMessage,
     state: TurnState,
     turn: OpenTurn,
-    { sender, stop, tools, discover, progress, park }: TurnParts,
+    { sender, stop, tools, progress, park }: TurnParts,
     subject: Subject,
   ): Promise<Closing | TurnEnd> => {
     const spent = noUsage();
@@ -405,12 +396,13 @@ export const makeMessageTurns = (options: MessageTurnOptions) => {
       usage: spent,
       approve: approverOf(options, state, { sender, progress, park }, subject.fromHost),
       provider,
-      discover,
+      discover: options.offered,
       limits: config,
       cancelled: stop.cancelled,
       makeCallId,
       logger,
       messageNumber: message.number,
+      scope: turnScopeOf(options, state),
       prepareRequest: turn.prepareRequest,
       onToolCall: tool => {
         events.emit({ type: 'tool-called', message: message.number, tool });
@@ -447,8 +439,7 @@ export const makeMessageTurns = (options: MessageTurnOptions) => {
     // An edit of a message answered before: its answer is edited into the new one.
     const earlier = options.editable?.take(number);
     const progress = options.progress.start(message, earlier);
-    const discover = turnToolsOf(options, state);
-    const [sender, tools] = await Promise.all([options.describeSender(message.from, state.correspondent), discover()]);
+    const [sender, tools] = await Promise.all([options.describeSender(message.from, state.correspondent), options.offered()]);
     logger.event('message-received', { message: number, from: sender, type: message.type });
     events.emit({ type: 'turn-started', message: number, from: sender });
     const subject = subjectOf(message, sender, options.isFromHost(message), options.redact);
@@ -467,7 +458,7 @@ export const makeMessageTurns = (options: MessageTurnOptions) => {
       } else if (command === undefined) {
         turn = await openTurn(options, message, state, sender, earlier);
         if (turn === undefined) return await alreadyHandled(options, number, progress);
-        const worked = await work(message, state, turn, { sender, stop, tools, discover, progress, park }, subject);
+        const worked = await work(message, state, turn, { sender, stop, tools, progress, park }, subject);
         if (typeof worked === 'string') return worked;
         closing = worked;
       } else {

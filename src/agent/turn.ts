@@ -3,6 +3,7 @@
 // tool, the iteration cap is reached, or the agent is cancelled.
 import type { ChatMessage, ChatOptions, Provider, ToolCall, ToolSchema, Usage } from '../../providers/types.js';
 import type { DiscoveredTools } from '../toolbox/tools.js';
+import type { TurnScope } from '../toolbox/built-in-turn-tools.js';
 import { executeTool } from '../toolbox/tools.js';
 import { extractToolCallsFromContent, stripThinkBlocks } from '../toolbox/extract-tool-calls.js';
 import type { MakeCallId } from '../toolbox/extract-tool-calls.js';
@@ -38,6 +39,8 @@ export interface TurnDependencies {
   readonly usage?: TurnUsage;
   /** For log lines: which message this turn answers. */
   readonly messageNumber?: bigint;
+  /** What the turn tells the built-ins it calls (built-in-turn-tools.ts); none outside a turn. */
+  readonly scope?: TurnScope;
   /**
    * Asked before each tool call whether it may run (the host's approval,
    * approvals.ts); `signal` ends the wait when the turn is cancelled. The
@@ -178,7 +181,7 @@ type CallOutcome = { readonly stored: ToolCall; readonly result: ChatMessage };
 const runToolCall = async (
   call: ToolCall,
   tools: DiscoveredTools,
-  { limits, logger, messageNumber, onToolCall, approve }: TurnDependencies,
+  { limits, logger, messageNumber, onToolCall, approve, scope }: TurnDependencies,
   signal: AbortSignal,
 ): Promise<CallOutcome> => {
   const name = call.function.name;
@@ -212,6 +215,7 @@ const runToolCall = async (
     const value = await executeTool(name, parsed.args, tools.toolMap, {
       timeoutMs: limits.toolTimeoutMs + (waiting?.waitsMs ?? 0),
       signal,
+      scope,
     });
     waiting?.after?.();
     const text = resultAsText(value);

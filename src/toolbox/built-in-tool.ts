@@ -8,6 +8,7 @@ import { q } from '@endo/errors';
 import { FaeToolInterface } from '../tool-kit/fae-tool-interface.js';
 import type { JsonSchema, ToolSchema } from '../../providers/types.js';
 import type { FaeTool } from './tools.js';
+import type { TurnScope } from './built-in-turn-tools.js';
 
 export type Args = Readonly<Record<string, unknown>>;
 
@@ -38,15 +39,22 @@ export const builtInSchema = (
 harden(builtInSchema);
 
 /**
+ * A built-in's own execute: its arguments, and the scope of the turn that
+ * calls it (which the turn-bound built-ins read, built-in-turn-tools.ts;
+ * none for a call from outside a turn).
+ */
+export type OwnExecute = (args: Args, scope?: TurnScope) => Promise<unknown>;
+
+/**
  * Each built-in's own execute, for fae's own calls. An exo's guard checks
  * what any caller passes (a record in, a promise out), some 25 µs a call;
  * fae calls a built-in only with a record it made itself (executeTool
  * hardens the parsed arguments), and goes round the guard to its execute.
  */
-const ownExecutes = new WeakMap<object, (args: Args) => Promise<unknown>>();
+const ownExecutes = new WeakMap<object, OwnExecute>();
 
 /** Notes `execute` as the own execute of the built-in `tool` (an exo of fae's); returns the tool. */
-export const withOwnExecute = <T extends object>(tool: T, execute: (args: Args) => Promise<unknown>): T => {
+export const withOwnExecute = <T extends object>(tool: T, execute: OwnExecute): T => {
   ownExecutes.set(tool, execute);
   return tool;
 };

@@ -14,7 +14,7 @@ import { withNameChangeNotice } from './name-change-notice.js';
 import { makeMailTools } from './built-in-mail-tools.js';
 import { makeInspectionTools } from './built-in-inspection-tools.js';
 import { makeSealedPowers, type HiddenMail, type SealedDirectory } from './sealed-powers.js';
-import { makeTurnTools, type TurnScope, type TurnToolHooks } from './built-in-turn-tools.js';
+import { makeTurnTools, type TurnToolHooks } from './built-in-turn-tools.js';
 import { makeFirstTools } from './built-in-first-tools.js';
 import { makeEvaluateTool } from './built-in-evaluate-tool.js';
 
@@ -109,10 +109,9 @@ export const builtInsOf = (groups: readonly BuiltInGroup[]): ReadonlySet<string>
   new Set(BUILT_IN_GROUPS.filter(({ group }) => groups.includes(group)).flatMap(({ names }) => names));
 harden(builtInsOf);
 
-/** The built-ins: all of them as offered outside a turn, and a turn's own turn-bound ones. */
+/** The built-ins, each called with the scope of the turn that calls it (executeTool). */
 export interface BuiltIns {
   readonly tools: ReadonlyMap<string, FaeTool>;
-  readonly forTurn: (scope: TurnScope) => ReadonlyMap<string, FaeTool>;
   /**
    * Whether a tool is one whose every call the host reviews, whatever the
    * policy says (evaluate): told by identity, not by name.
@@ -167,12 +166,10 @@ export const makeBuiltInTools = (
   const turnTools = makeTurnTools(powers, provideDaemon, { onSend, forgets });
   const notifying = (entries: Iterable<readonly [string, FaeTool]>) =>
     new Map([...entries].map(([name, tool]) => [name, withNameChangeNotice(name, tool, onNameChanged)] as const));
-  // Outside any turn: no message is being handled, all mail is visible.
-  const offered = notifying(inOfferedOrder(all, turnTools.forTurn(harden({ visibleMessage: () => true }))));
+  const offered = notifying(inOfferedOrder(all, turnTools));
   const evaluate = offered.get('evaluate');
   return harden({
     tools: offered,
-    forTurn: (scope: TurnScope) => turnTools.forTurn(scope),
     reviewed: (tool: FaeTool | undefined) => evaluate !== undefined && tool === evaluate,
   });
 };

@@ -2,22 +2,24 @@
 // counts as answering the message that turn handles, `listMessages` shows
 // only that turn's correspondent's mail, `forgetConversation` forgets only
 // that correspondent. Turns run concurrently, so nothing here may ask
-// "which message is being handled now": each turn gets its own instances,
-// bound to its scope (an exo class per tool, defined once; an instance per
-// turn costs microseconds).
+// "which message is being handled now": each of fae's own calls brings
+// the scope of the turn that makes it (executeTool hands it to the
+// built-in's own execute), and a call from anywhere else, through the
+// exo, is one from outside any turn. One tool each, made once: a turn
+// used to get instances of its own, three exos made for every message.
 import { E } from '@endo/far';
-import { defineExoClass } from '@endo/exo';
+import { makeExo } from '@endo/exo';
 import { q } from '@endo/errors';
 import { FaeToolInterface } from '../tool-kit/fae-tool-interface.js';
 import type { GuestPowers, MessageRecord, Ref } from '../daemon/endo-types.js';
 import type { DaemonAdapter } from '../daemon/adapter.js';
-import type { DiscoveredTools, FaeTool } from './tools.js';
-import { EDGE_NAMES, PET_NAMES, STRINGS, builtInSchema, type Args } from './built-in-tool.js';
+import type { FaeTool } from './tools.js';
+import { EDGE_NAMES, PET_NAMES, STRINGS, builtInSchema, withOwnExecute, type Args } from './built-in-tool.js';
 import { readNamePath, readStringArray } from './built-in-arguments.js';
 import { assertSaysSomething } from './message-content.js';
 import { messageText } from '../daemon/message-format.js';
 
-/** What a turn tells its own built-ins. */
+/** What a turn tells the built-ins it calls. */
 export interface TurnScope {
   /** The number of the message the turn handles; none outside a turn. */
   readonly messageNumber?: bigint;
@@ -82,9 +84,12 @@ const summarize = (message: MessageRecord, sender: string) =>
     text: messageText(message),
   });
 
+/** The scope of a call from outside any turn: no message is being handled, all mail is visible. */
+const OUTSIDE_TURNS: TurnScope = harden({ visibleMessage: () => true });
+
 /**
  * The turn-bound built-ins over `powers` (already the built-ins' sealed
- * view): `forTurn(scope)` gives a turn its own.
+ * view), as [name, tool].
  */
 export const makeTurnTools = (
   powers: Ref<GuestPowers>,
@@ -125,46 +130,22 @@ export const makeTurnTools = (
     return `Forgot the conversation (${count} thread${count === 1 ? '' : 's'}); the next message starts afresh.`;
   };
 
-  /** One exo class per tool: its instances differ only in their scope. */
-  const defineTurnTool = (
-    schema: typeof SEND,
-    run: (scope: TurnScope, args: Args) => Promise<unknown>,
-  ) =>
-    defineExoClass(`${schema.function.name}BuiltIn`, FaeToolInterface, (scope: TurnScope) => ({ scope }), {
-      schema() {
-        return schema;
-      },
-      async execute(args: Args) {
-        assertKnownArguments(args, schema);
-        return harden(await run(this.state.scope, args));
-      },
-      help() {
-        return schema.function.description;
-      },
+  /** A turn-bound built-in: its own execute takes the calling turn's scope. */
+  const turnTool = (schema: typeof SEND, run: (scope: TurnScope, args: Args) => Promise<unknown>): readonly [string, FaeTool] => {
+    const execute = async (args: Args, scope: TurnScope = OUTSIDE_TURNS) => {
+      assertKnownArguments(args, schema);
+      return harden(await run(scope, args));
+    };
+    const tool = makeExo(`${schema.function.name}BuiltIn`, FaeToolInterface, {
+      schema: () => schema,
+      execute: (args: Args) => execute(args),
+      help: () => schema.function.description,
     });
+    return harden([schema.function.name, withOwnExecute(tool, execute) as unknown as FaeTool]);
+  };
 
-  const kinds: (readonly [string, (scope: TurnScope) => FaeTool])[] = [
-    ['send', defineTurnTool(SEND, send) as unknown as (scope: TurnScope) => FaeTool],
-    ['listMessages', defineTurnTool(LIST_MESSAGES, listMessages) as unknown as (scope: TurnScope) => FaeTool],
-  ];
-  if (forgets) kinds.push(['forgetConversation', defineTurnTool(FORGET, forget) as unknown as (scope: TurnScope) => FaeTool]);
-
-  return harden({
-    /** The turn-bound built-ins of one turn. */
-    forTurn: (scope: TurnScope): ReadonlyMap<string, FaeTool> =>
-      new Map(kinds.map(([name, make]) => [name, make(scope)] as const)),
-  });
+  const tools = [turnTool(SEND, send), turnTool(LIST_MESSAGES, listMessages)];
+  if (forgets) tools.push(turnTool(FORGET, forget));
+  return harden(new Map(tools));
 };
 harden(makeTurnTools);
-
-/**
- * What the model is offered in a turn: the tools on offer, the turn-bound
- * built-ins replaced by the turn's own (a tool under tools/ never takes a
- * built-in's name, offered-tools.ts).
- */
-export const withTurnTools = (offered: DiscoveredTools, own: ReadonlyMap<string, FaeTool>): DiscoveredTools => {
-  const toolMap = new Map(offered.toolMap);
-  for (const [name, tool] of own) if (toolMap.has(name)) toolMap.set(name, tool);
-  return harden({ ...offered, toolMap });
-};
-harden(withTurnTools);

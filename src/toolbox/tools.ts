@@ -15,6 +15,7 @@ import { checkToolSchema } from './tool-schema.js';
 import { unlessGivenUp, withTimeout } from '../timeout.js';
 import { cancelCall, executeWithCallId, makeToolCallId } from './tool-cancellation.js';
 import { ownExecuteOf } from './built-in-tool.js';
+import type { TurnScope } from './built-in-turn-tools.js';
 import type { Logger } from '../logging/log.js';
 import type { FaeToolMethods, GuestPowers, Ref } from '../daemon/endo-types.js';
 import { silentLogger } from '../logging/log.js';
@@ -141,6 +142,8 @@ export interface ExecuteOptions {
   readonly timeoutMs?: number;
   /** Aborted when fae gives up on the call (its turn was cancelled). */
   readonly signal?: AbortSignal;
+  /** The turn that calls, for the turn-bound built-ins (none outside a turn). */
+  readonly scope?: TurnScope;
 }
 
 /**
@@ -157,7 +160,7 @@ export const executeTool = async (
   name: string,
   args: Readonly<Record<string, unknown>>,
   toolMap: ReadonlyMap<string, FaeTool>,
-  { timeoutMs, signal }: ExecuteOptions = {},
+  { timeoutMs, signal, scope }: ExecuteOptions = {},
 ): Promise<unknown> => {
   const tool = toolMap.get(name);
   if (tool === undefined) {
@@ -168,7 +171,7 @@ export const executeTool = async (
   const given = harden({ ...args });
   const describe = () => `Tool ${q(name)} did not answer within ${timeoutMs} ms`;
   const own = ownExecuteOf(tool);
-  if (own !== undefined) return unlessGivenUp(own(given), { timeoutMs, describe });
+  if (own !== undefined) return unlessGivenUp(own(given, scope), { timeoutMs, describe });
   const callId = makeToolCallId();
   return unlessGivenUp(executeWithCallId(tool, given, callId), {
     timeoutMs,

@@ -1,0 +1,74 @@
+// The turn-bound built-ins (src/toolbox/built-in-turn-tools.ts): one tool
+// each, whose calls bring the scope of the turn that makes them. Two turns
+// calling at once each see their own; a call from outside any turn,
+// through the exo, sees all mail and has no conversation to forget.
+import test from 'ava';
+import { E, Far } from '@endo/far';
+import { makeTurnTools, type TurnScope } from '../src/toolbox/built-in-turn-tools.js';
+import { executeTool, type FaeTool } from '../src/toolbox/tools.js';
+import type { DaemonAdapter } from '../src/daemon/adapter.js';
+import type { GuestPowers, MessageRecord, Ref } from '../src/daemon/endo-types.js';
+
+const message = (number: bigint, from: string): MessageRecord =>
+  harden({ number, type: 'package', from, to: 'fae', date: '2026-11-26T00:00:00.000Z', strings: [`from ${from}`], names: [] }) as unknown as MessageRecord;
+
+const INBOX = harden([message(1n, 'alice-id'), message(2n, 'bob-id'), message(3n, 'alice-id')]);
+
+const setUp = () => {
+  const sent: { recipient: readonly string[]; forMessage: bigint | undefined }[] = [];
+  const powers = Far('Powers', {
+    listMessages: async () => INBOX,
+    send: async () => undefined,
+  }) as unknown as Ref<GuestPowers>;
+  const daemon = harden({
+    path: (path: readonly string[]) => path,
+    senderNames: async (id: string) => [id.replace('-id', '')],
+  }) as unknown as DaemonAdapter;
+  const tools = makeTurnTools(powers, async () => daemon, {
+    forgets: true,
+    onSend: (recipient, forMessage) => sent.push({ recipient, forMessage }),
+  }) as ReadonlyMap<string, FaeTool>;
+  return { tools, sent };
+};
+
+const scopeOf = (number: bigint, sender: string, forgotten: string[]): TurnScope =>
+  harden({
+    messageNumber: number,
+    visibleMessage: (m: MessageRecord) => m.from === sender,
+    forget: async () => {
+      forgotten.push(sender);
+      return 1;
+    },
+  });
+
+const numbersIn = (listed: unknown) => (listed as { number: bigint }[]).map(m => m.number);
+
+test('two turns calling at once each get their own scope', async t => {
+  const { tools, sent } = setUp();
+  const forgotten: string[] = [];
+  const alice = scopeOf(1n, 'alice-id', forgotten);
+  const bob = scopeOf(2n, 'bob-id', forgotten);
+  const [forAlice, forBob] = await Promise.all([
+    executeTool('listMessages', {}, tools, { scope: alice }),
+    executeTool('listMessages', {}, tools, { scope: bob }),
+    executeTool('send', { recipient: 'HOST', strings: ['hi'] }, tools, { scope: bob }),
+    executeTool('forgetConversation', {}, tools, { scope: alice }),
+  ]);
+  t.deepEqual(numbersIn(forAlice), [1n, 3n]);
+  t.deepEqual(numbersIn(forBob), [2n]);
+  t.deepEqual(sent, [{ recipient: ['HOST'], forMessage: 2n }], 'the send counts for the message of the turn that made it');
+  t.deepEqual(forgotten, ['alice-id'], 'only the calling turn\'s correspondent is forgotten');
+});
+
+test('a call from outside any turn sees all mail, counts for no message and has nothing to forget', async t => {
+  const { tools, sent } = setUp();
+  t.deepEqual(numbersIn(await executeTool('listMessages', {}, tools)), [1n, 2n, 3n]);
+  const listMessages = tools.get('listMessages')!;
+  t.deepEqual(numbersIn(await E(listMessages).execute(harden({}))), [1n, 2n, 3n], 'through the exo as well');
+  await E(tools.get('send')!).execute(harden({ recipient: 'HOST', strings: ['hi'] }));
+  t.deepEqual(sent, [{ recipient: ['HOST'], forMessage: undefined }]);
+  await t.throwsAsync(E(tools.get('forgetConversation')!).execute(harden({})), { message: /outside a message being handled/ });
+  await t.throwsAsync(executeTool('listMessages', { all: true }, tools, { scope: scopeOf(1n, 'alice-id', []) }), {
+    message: /unknown argument "all"/,
+  });
+});
