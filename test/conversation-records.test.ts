@@ -1,10 +1,13 @@
 // checkRecord (src/conversations/records.ts) on summary records: the
 // optional list of ids folded into the summary is checked like the rest;
 // checkNode on chunks of turns: each turn checked, in sequence, as its own;
-// nodeValue and parseNode: a node holds its record's JSON text.
+// nodeValue and parseNode: a node holds its record's JSON text;
+// redactMessage: a message is stored redacted, copied only when it must be.
 import test from 'ava';
 import { passStyleOf, type Passable } from '@endo/marshal';
-import { checkNode, checkRecord, nodeValue, parseNode, RECORD_VERSION, type TurnRecord } from '../src/conversations/records.js';
+import { checkNode, checkRecord, nodeValue, parseNode, RECORD_VERSION, redactMessage, type TurnRecord } from '../src/conversations/records.js';
+import { makeRedactor } from '../src/logging/redact.js';
+import type { ChatMessage } from '../providers/types.js';
 
 const summary = (fields: Record<string, unknown>) =>
   harden({
@@ -83,4 +86,24 @@ test('a chunk that is out of place, out of order, foreign or malformed is refuse
     message: /node "n5" turn 1 is malformed/,
   });
   t.throws(() => checkNode(harden({ ...chunk, turns: [(chunk.turns as unknown[])[0]] }), 'n5', 'alice-id', 'main'), { message: /malformed chunk/ });
+});
+
+test('a message is kept as redacted: itself when it is so already, else a copy with the secret blanked and only the kept fields', t => {
+  const redact = makeRedactor(['hunter2-secret']);
+  const call = { id: 'call_1', type: 'function' as const, function: { name: 'lookup', arguments: '{"petName":"notes"}' } };
+  const plain = harden({ role: 'assistant' as const, content: 'Looking.', tool_calls: [call] });
+  t.is(redactMessage(plain, redact), plain, 'nothing to change: not copied');
+  const result = harden({ role: 'tool' as const, content: 'found', tool_call_id: 'call_1', name: 'lookup' });
+  t.is(redactMessage(result, redact), result);
+
+  const secret = harden({ role: 'tool' as const, content: 'the key is hunter2-secret', tool_call_id: 'call_1', name: 'lookup' });
+  t.deepEqual(redactMessage(secret, redact), { role: 'tool', content: 'the key is [redacted]', tool_call_id: 'call_1', name: 'lookup' });
+  const inArguments = harden({ ...plain, tool_calls: [{ ...call, function: { name: 'store', arguments: '{"value":"hunter2-secret"}' } }] });
+  t.is(redactMessage(inArguments, redact).tool_calls?.[0].function.arguments, '{"value":"[redacted]"}');
+  const extra = harden({ role: 'user', content: 'hi', name: undefined, reasoning: 'x' } as unknown as ChatMessage);
+  const copied = redactMessage(extra, redact);
+  t.deepEqual(copied, { role: 'user', content: 'hi' }, 'no undefined field, nothing a stored message does not keep');
+  t.true(Object.isFrozen(copied));
+  const noCalls = harden({ role: 'assistant' as const, content: 'done', tool_calls: [] });
+  t.deepEqual(redactMessage(noCalls, redact), { role: 'assistant', content: 'done' }, 'an empty list of calls is dropped');
 });

@@ -341,7 +341,10 @@ export const followInbox = async (
     running.set(turn.number, turn);
     busyLanes.add(lane);
     const answered = makeLocalKit<void>();
-    const end = onMessage(ready, harden({ revised: turn.revised.promise, park, answered: () => answered.resolve() })).then(
+    // Frozen, not hardened: the turn's own, made for every message
+    // (hardening would walk the fresh function in it).
+    const signals: TurnSignals = Object.freeze({ revised: turn.revised.promise, park, answered: () => answered.resolve() });
+    const end = onMessage(ready, signals).then(
       outcome => ended(turn, ready, outcome),
       // A turn that throws stops fae, as the reader's failure does.
       error => halt.reject(error),

@@ -151,8 +151,35 @@ export const seqOfNodeName = (name: string): number | undefined => {
 };
 harden(seqOfNodeName);
 
-/** A copy of `message` with every text redacted and no undefined fields. */
+const KEPT_FIELDS = new Set(['role', 'content', 'tool_calls', 'tool_call_id', 'name']);
+const hasOnly = (value: object, fields: readonly string[]) => {
+  const keys = Object.keys(value);
+  return keys.length === fields.length && keys.every(key => fields.includes(key));
+};
+
+/**
+ * Whether `message` is already what redactMessage would make of it: only
+ * the fields a stored message keeps, none undefined, each tool call in
+ * its plain form, and nothing that redact changes. The messages fae's
+ * turns make (runTurn's) are; kept as they are, they are not copied and
+ * hardened again for each request.
+ */
+const keepsAsIs = (message: ChatMessage, redact: Redact) =>
+  Object.entries(message).every(([key, value]) => KEPT_FIELDS.has(key) && value !== undefined) &&
+  redact(message.content) === message.content &&
+  (message.tool_calls === undefined ||
+    (message.tool_calls.length > 0 &&
+      message.tool_calls.every(
+        call =>
+          hasOnly(call, ['id', 'type', 'function']) &&
+          call.type === 'function' &&
+          hasOnly(call.function, ['name', 'arguments']) &&
+          redact(call.function.arguments) === call.function.arguments,
+      )));
+
+/** `message` with every text redacted and no undefined fields: itself if it is so already, else a copy. */
 export const redactMessage = (message: ChatMessage, redact: Redact): ChatMessage => {
+  if (keepsAsIs(message, redact)) return harden(message);
   const copy: {
     role: ChatMessage['role'];
     content: string;

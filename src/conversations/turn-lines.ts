@@ -59,7 +59,9 @@ export const makeTurnLines = () => {
       });
     });
     const state: Placed = {
-      place: harden({ key, thread, correspondent, messageId, ready, forgotten: () => state.forgotten }),
+      // Frozen, not hardened: fae's own, made for every message (hardening
+      // would walk the fresh function and the promise in it).
+      place: Object.freeze({ key, thread, correspondent, messageId, ready, forgotten: () => state.forgotten }),
       end: () => ended.resolve(),
       forgotten: false,
     };

@@ -5,8 +5,16 @@
 // (the floor, say).
 import type { CountedFae, MessageFigures } from './counted-fae.js';
 
+/** Messages before the measured ones, and the measured ones, by default. */
 const WARM_UP = 5;
 export const ROUNDS = 25;
+
+export interface Rounds {
+  /** Messages each agent handles before its figures count. */
+  readonly warmUp?: number;
+  /** Messages whose figures count. */
+  readonly rounds?: number;
+}
 
 export const median = (values: readonly number[]) => {
   const sorted = [...values].sort((a, b) => a - b);
@@ -52,22 +60,27 @@ export const row = (label: string, values: readonly number[], digits: number) =>
  * Runs the contenders side by side with `latencyMs` per daemon call and
  * prints the table under `title`; the medians of each, by row label.
  */
-export const sideBySide = async (title: string, latencyMs: number, contenders: readonly Contender[]) => {
+export const sideBySide = async (
+  title: string,
+  latencyMs: number,
+  contenders: readonly Contender[],
+  { warmUp = WARM_UP, rounds = ROUNDS }: Rounds = {},
+) => {
   const agents: CountedFae[] = [];
   // One after the other: each start makes its daemon's caplets.
   for (const contender of contenders) agents.push(await contender.start());
   const figures: MessageFigures[][] = contenders.map(() => []);
   for (const agent of agents) agent.daemon.setLatency(latencyMs);
-  for (let round = 0; round < WARM_UP + ROUNDS; round += 1) {
+  for (let round = 0; round < warmUp + rounds; round += 1) {
     for (const [at, agent] of agents.entries()) {
       // Alternately, one message at a time, so all see the same machine.
       const figure = await agent.message();
-      if (round >= WARM_UP) figures[at].push(figure);
+      if (round >= warmUp) figures[at].push(figure);
     }
   }
   // One at a time: a stop swaps the console for a quieter one while it runs.
   for (const agent of agents) await agent.stop();
-  console.log(`\n${title} (medians of ${ROUNDS} messages each)`);
+  console.log(`\n${title} (medians of ${rounds} messages each, after ${warmUp})`);
   console.log(header(contenders.map(contender => contender.label)));
   const medians: Record<string, number>[] = contenders.map(() => ({}));
   for (const [label, pick, digits] of ROWS) {
