@@ -3,7 +3,9 @@
 // system prompt and could open the window with a tool result whose call was
 // cut off, a request every API rejects (upstream defect L6). Later ports
 // reached back to the latest user turn when a long turn filled the window,
-// so the "limit" could be passed; here it is an exact ceiling.
+// so the "limit" could be passed; here it is an exact ceiling. Lists are
+// joined by concat, not spread, which lockdown makes slow on long arrays
+// (conversations/requests.ts).
 import type { ChatMessage } from './types.js';
 
 /** Whether the non-system messages of a candidate request are acceptable. */
@@ -64,18 +66,18 @@ export const windowMessages = (
       if (!fits(rest.slice(i))) break;
       start = i;
     }
-    return harden([...system, ...rest.slice(start)]);
+    return harden(system.concat(rest.slice(start)));
   }
   const opening = latestUser >= 0 ? [rest[latestUser]] : [];
   const groups = groupsOf(rest.slice(latestUser + 1));
   let kept: ChatMessage[] = [];
   for (let g = groups.length - 1; g >= 0; g -= 1) {
     if (groups[g][0].role === 'tool') break;
-    const candidate = [...groups[g], ...kept];
-    if (!fits([...opening, ...candidate])) break;
+    const candidate = groups[g].concat(kept);
+    if (!fits(opening.concat(candidate))) break;
     kept = candidate;
   }
-  return harden([...system, ...opening, ...kept]);
+  return harden(system.concat(opening, kept));
 };
 harden(windowMessages);
 

@@ -46,6 +46,15 @@ export interface RequestsOptions {
 const frozenList = (messages: ChatMessage[]): readonly ChatMessage[] => Object.freeze(messages);
 
 /**
+ * `first` then `then`, as one frozen list. By concat, not spread: under
+ * lockdown V8 no longer takes its fast path for spreading an array (the
+ * array iterator it guards is frozen), and a spread walks the iterator
+ * element by element: 17 µs for a conversation of 1,200 messages against
+ * 4 µs, at every request.
+ */
+const joined = (first: readonly ChatMessage[], then: readonly ChatMessage[]) => frozenList(first.concat(then));
+
+/**
  * A conversation's name for a provider's prompt cache (CacheHints.key):
  * a hash of its key, itself made of hashes, so no correspondent's id
  * leaves fae; the same after a restart.
@@ -79,7 +88,7 @@ export const makeRequests = ({ limits, systemMessage, compact, meter }: Requests
   const openingOf = (conversation: Conversation): Opening => {
     if (conversation.opening === undefined) {
       const turnMessages = conversation.turns.flatMap(t => t.messages);
-      const messages = frozenList([...headOf(conversation), ...turnMessages]);
+      const messages = joined(headOf(conversation), turnMessages);
       // Frozen, as its list: hardening it would walk the list after all.
       conversation.opening = Object.freeze({ messages, tokens: estimateMessages(messages), count: turnMessages.length });
     }
@@ -95,7 +104,7 @@ export const makeRequests = ({ limits, systemMessage, compact, meter }: Requests
     const { opening } = conversation;
     if (opening === undefined) return;
     conversation.opening = Object.freeze({
-      messages: frozenList([...opening.messages, ...messages]),
+      messages: joined(opening.messages, messages),
       tokens: opening.tokens + estimateMessages(messages),
       count: opening.count + messages.length,
     });
@@ -142,7 +151,7 @@ export const makeRequests = ({ limits, systemMessage, compact, meter }: Requests
       await compact(conversation, current, schemas, options.signal === undefined ? {} : { signal: options.signal });
       whole = measure(conversation, current, schemas);
     }
-    const all = frozenList([...whole.opening.messages, ...current]);
+    const all = joined(whole.opening.messages, current);
     // The whole conversation fits as it is (the common case): no window to cut.
     if (
       (limits.maxMessages === undefined || whole.count <= limits.maxMessages) &&

@@ -66,7 +66,7 @@ export const windowRequest = (
   const fits = fitting(fixed, limits, meter, 1);
   const at = start === undefined ? -1 : messages.indexOf(start, head);
   if (at >= head && fits(messages.slice(at))) {
-    return harden({ messages: [...messages.slice(0, head), ...messages.slice(at)], start });
+    return harden({ messages: messages.slice(0, head).concat(messages.slice(at)), start });
   }
   const roomy = windowMessages(messages, fitting(fixed, limits, meter, 1 / 2));
   const roomyStart = wholeFrom(messages, roomy, head);
