@@ -180,7 +180,9 @@ export const makeToolRegistry = (
   const names = ownNames ?? watchOwnNames(powers, { logger, openFollower, retryMs });
   const binding = watchToolsBinding(names, () => follower.resubscribe());
 
-  const current = async (): Promise<DiscoveredTools> => {
+  // Not async: the snapshot, a promise already, goes as it is (an async
+  // function would wrap it in one more, a few ticks at every model call).
+  const current = (): Promise<DiscoveredTools> => {
     if (!following) {
       if (!listingLogged && discovery === 'follow' && listingReason !== undefined) {
         listingLogged = true;
