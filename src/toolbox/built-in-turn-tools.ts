@@ -89,7 +89,7 @@ const OUTSIDE_TURNS: TurnScope = harden({ visibleMessage: () => true });
 
 /**
  * The turn-bound built-ins over `powers` (already the built-ins' sealed
- * view), as [name, tool].
+ * view), by name.
  */
 export const makeTurnTools = (
   powers: Ref<GuestPowers>,
