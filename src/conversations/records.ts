@@ -6,6 +6,7 @@
 import { q } from '@endo/errors';
 import type { ChatMessage, ToolCall } from '../../providers/types.js';
 import type { Redact } from '../logging/redact.js';
+import { readStoredText } from '../daemon/stored-text.js';
 import { isRecord } from '../is-record.js';
 
 export const RECORD_VERSION = 1;
@@ -110,35 +111,12 @@ export const nodeValue = (records: readonly ConversationRecord[]): string => JSO
 harden(nodeValue);
 
 /**
- * Freezes what JSON.parse made, all the way down. Plain data (no
- * prototype but Object's or Array's, no accessor, no function) needs no
- * more to be kept as fae keeps every record, and hardening a six-turn
- * chunk, which looks at each object's prototype and descriptors, took
- * five times as long.
- */
-const freezeParsed = <T>(value: T): T => {
-  if (typeof value === 'object' && value !== null) {
-    for (const child of Object.values(value)) freezeParsed(child);
-    Object.freeze(value);
-  }
-  return value;
-};
-
-/**
  * The record a node read back holds: its JSON text parsed (and frozen
  * all the way down, as every record fae keeps), or a record stored as
  * nested data before nodes were text. Throws when the text is not JSON.
  */
-export const parseNode = (value: unknown, name: string): unknown => {
-  if (typeof value !== 'string') return value;
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(value);
-  } catch {
-    throw Error(`node ${q(name)} holds text that is not a record`);
-  }
-  return freezeParsed(parsed);
-};
+export const parseNode = (value: unknown, name: string): unknown =>
+  readStoredText(value, () => `node ${q(name)} holds text that is not a record`);
 harden(parseNode);
 
 /** The node name for sequence number `seq`: a pet name in every dialect. */

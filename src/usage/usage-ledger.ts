@@ -11,6 +11,7 @@
 import { createHash } from 'node:crypto';
 import { q } from '@endo/errors';
 import { costOf, type Prices } from './prices.js';
+import { readStoredText } from '../daemon/stored-text.js';
 
 export interface UsageTotals {
   readonly requests: number;
@@ -127,16 +128,8 @@ harden(checkUsageRecord);
  * The record stored as `value`: JSON text, as fae stores it, or the record
  * itself, as earlier versions did. Throws what is wrong with it.
  */
-export const usageRecordIn = (value: unknown): UsageRecord => {
-  if (typeof value !== 'string') return checkUsageRecord(value);
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(value);
-  } catch {
-    throw Error(`not fae's usage record: text that is not JSON (${value.length} characters)`);
-  }
-  return checkUsageRecord(parsed);
-};
+export const usageRecordIn = (value: unknown): UsageRecord =>
+  checkUsageRecord(readStoredText(value, text => `not fae's usage record: text that is not JSON (${text.length} characters)`));
 harden(usageRecordIn);
 
 /** The key of the entry of `map` with the fewest tokens (the first of equals). */
