@@ -33,8 +33,8 @@ export interface Mailbox {
   /** Returns false if there was no such message. */
   dismiss(number: bigint): boolean;
   subscribe(follower: (record: MessageRecord) => void): () => void;
-  /** Ids the undismissed messages keep alive (spec §2.6). */
-  ids(): string[];
+  /** Calls `visit` with each id the undismissed messages keep alive (spec §2.6). */
+  forEachId(visit: (id: string) => void): void;
   /** Rebuilds records as a restarted daemon reads them from disk (§5.7). */
   restore(): void;
   /**
@@ -128,13 +128,17 @@ export const makeMailbox = (onChange: () => void, restoreReplyTo = true, keepRev
     return record;
   };
 
-  const ids = () =>
-    [...messages.values()].flatMap(record => [
-      record.from,
-      record.to,
-      ...(Array.isArray(record.ids) ? (record.ids as string[]) : []),
-      ...(typeof record.valueId === 'string' ? [record.valueId] : []),
-    ]);
+  // No list is built: the collection pass visits every message of every
+  // mailbox after each call, and a list per pass weighed on the agent's
+  // timings in the same process once the mail grew.
+  const forEachId = (visit: (id: string) => void) => {
+    messages.forEach(record => {
+      visit(record.from);
+      visit(record.to);
+      if (Array.isArray(record.ids)) (record.ids as string[]).forEach(id => visit(id));
+      if (typeof record.valueId === 'string') visit(record.valueId);
+    });
+  };
 
   const restore = () => {
     revisions.clear();
@@ -158,7 +162,7 @@ export const makeMailbox = (onChange: () => void, restoreReplyTo = true, keepRev
         followers.delete(follower);
       };
     },
-    ids,
+    forEachId,
     restore,
     revise,
     findByMessageId: (messageId: string, from: string) =>

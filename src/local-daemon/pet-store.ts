@@ -15,8 +15,8 @@ export interface PetStore {
   identify(name: string): string | undefined;
   /** Pet names, sorted. */
   list(): string[];
-  /** Every bound id (with repeats), for reachability. */
-  ids(): string[];
+  /** Calls `visit` with every bound id (with repeats), for reachability. */
+  forEachId(visit: (id: string) => void): void;
   reverseIdentify(id: string): string[];
   /** Binds silently, replacing any previous binding. */
   write(name: string, id: string): void;
@@ -73,7 +73,7 @@ export const makePetStore = (onChange: () => void): PetStore => {
     has: name => bindings.has(name),
     identify: name => bindings.get(name),
     list: () => [...bindings.keys()].sort(),
-    ids: () => [...bindings.values()],
+    forEachId: (visit: (id: string) => void) => bindings.forEach(id => visit(id)),
     reverseIdentify: id =>
       [...bindings.entries()].filter(([, bound]) => bound === id).map(([name]) => name),
     write,
