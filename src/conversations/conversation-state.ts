@@ -22,7 +22,8 @@ export interface Turn {
 export const EARLIER_IDS = 256;
 
 /** The message ids a turn holds: the incoming one, and what fae sent. */
-export const idsOf = (turn: Turn) => (turn.messageId.startsWith('#') ? turn.sent : [turn.messageId, ...turn.sent]);
+export const idsOf = (turn: Turn): readonly string[] =>
+  turn.messageId.startsWith('#') ? turn.sent : [turn.messageId].concat(turn.sent);
 harden(idsOf);
 
 /**
@@ -84,7 +85,7 @@ export const conversationFromRecords = (
     if (record.kind === 'summary') {
       conversation.summary = record.text;
       conversation.earlier = record.earlier ?? [];
-      conversation.turns.push(...record.turns.map(turn => ({ ...turn, sent: turn.sent ?? [] })));
+      for (const turn of record.turns) conversation.turns.push({ ...turn, sent: turn.sent ?? [] });
     } else {
       conversation.turns.push({
         seq: record.seq,
@@ -106,8 +107,6 @@ export const holdsMessage = (conversation: Conversation, id: string) =>
 harden(holdsMessage);
 
 /** The ids of every message `conversation` holds: those of its turns, and those folded into its summary. */
-export const idsOfConversation = (conversation: Conversation): readonly string[] => [
-  ...conversation.turns.flatMap(idsOf),
-  ...conversation.earlier,
-];
+export const idsOfConversation = (conversation: Conversation): readonly string[] =>
+  conversation.turns.flatMap(idsOf).concat(conversation.earlier);
 harden(idsOfConversation);

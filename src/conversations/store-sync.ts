@@ -66,8 +66,14 @@ export interface StoreSyncOptions<C extends SyncedConversation> {
   readonly onSettled?: (conversation: C) => void;
 }
 
+/**
+ * The record of `turn`, for the store's nodes, which only stringify it:
+ * frozen, not hardened. The messages of a turn read back are frozen but
+ * not hardened (parseNode), and hardening walked them all at every write
+ * of the chunk that holds them, twice a turn.
+ */
 const turnRecord = (conversation: SyncedConversation, turn: SyncedTurn): ConversationRecord =>
-  harden({
+  Object.freeze({
     v: RECORD_VERSION,
     kind: 'turn',
     correspondent: conversation.correspondent,

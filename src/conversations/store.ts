@@ -275,7 +275,7 @@ const chunkWith = (start: number | undefined, record: ConversationRecord, earlie
   const before = earlier(start).filter(each => each.seq >= start && each.seq < record.seq);
   const whole = before.length === record.seq - start && before.every((each, i) => each.kind === 'turn' && each.seq === start + i);
   if (!whole) return alone;
-  const records = [...before, record];
+  const records = before.concat(record);
   return charactersOf(records) <= CHUNK_CHARACTERS ? records : alone;
 };
 
