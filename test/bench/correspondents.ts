@@ -20,7 +20,14 @@
 // run on the other core beside fae's work, and on this 2-core machine it
 // slowed that work: fae's thread spent 1.45 times as long on a CPU per
 // message over the last 1,000 as over the first, and 0.96 times with no
-// pass at all. FAE_BENCH_COLLECTION=after-calls shows it so.
+// pass at all. FAE_BENCH_COLLECTION=after-calls shows it so. Run between
+// messages, the pass still raised fae's time while it built a list for
+// every formula (25 ms a message by the end, and as much garbage): fae's
+// time per message rose by a fifth over the correspondents written to in
+// turn, and by nothing without the pass. It builds none now (gc.ts).
+//
+// The correspondents write from the main thread (isolated-fae.ts): held in
+// fae's thread, their sends were counted as fae's work.
 import { join } from 'node:path';
 import { E } from '@endo/far';
 import { startIsolatedFae } from './isolated-fae.js';

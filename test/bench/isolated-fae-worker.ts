@@ -36,7 +36,11 @@ const provider: Provider = harden({
 let fae: ReturnType<typeof startFae> | undefined;
 let correspondent: Ref<Pick<GuestPowers, 'send'>> | undefined;
 let profiler: Session | undefined;
-let correspondents: readonly Ref<Pick<GuestPowers, 'send'>>[] = [];
+/** Sends a message to fae as the correspondent `who` (an index). */
+interface Writers {
+  send(who: number, text: string): void;
+}
+let writers: Ref<Writers> | undefined;
 /** Asked after each message of converseAmong, if set: the daemon's collection pass then. */
 let betweenMessages: Ref<{ collect(): void }> | undefined;
 
@@ -93,9 +97,9 @@ const bootstrap = Far('IsolatedFae', {
       await handled(i);
     }
   },
-  /** Many who write to fae, held here for the run as `meet` holds one. */
-  meetMany: (senders: readonly Ref<Pick<GuestPowers, 'send'>>[]) => {
-    correspondents = senders;
+  /** Many who write to fae, held in the main thread (isolated-fae.ts): `writers` sends as the one asked. */
+  meetMany: (senders: Ref<Writers>) => {
+    writers = senders;
   },
   /** Has converseAmong run the daemon's collection pass once fae has handled each message. */
   collectBetweenMessages: (daemon: Ref<{ collect(): void }>) => {
@@ -114,11 +118,12 @@ const bootstrap = Far('IsolatedFae', {
     // Of it, the time on a CPU, and that spent waiting for one.
     const running: number[] = [];
     const waiting: number[] = [];
+    if (writers === undefined) throw Error('converseAmong before meetMany');
     for (const [i, who] of order.entries()) {
       const started = performance.now();
       const loop = performance.eventLoopUtilization();
       const threadBefore = threadTimes();
-      await E(correspondents[who]).send('fae', [`note ${before + i + 1} from correspondent ${who}`], [], []);
+      await E(writers).send(who, `note ${before + i + 1} from correspondent ${who}`);
       await handled(before + i + 1);
       const threadAfter = threadTimes();
       busy.push(performance.eventLoopUtilization(loop).active);

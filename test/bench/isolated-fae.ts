@@ -59,12 +59,22 @@ export const startIsolatedFae = async (env: Record<string, string>, { collection
     controller,
     /** HOST sends messages `from` to `to`, each once fae has handled the one before. */
     converse: (from: number, to: number): Promise<void> => E(isolate).converse(from, to),
-    /** The guests `names`, each knowing fae as "fae", held in fae's thread to write to it. */
+    /**
+     * The guests `names`, each knowing fae as "fae". They stay in this
+     * thread, as a real correspondent is elsewhere: held in fae's thread,
+     * each message's send through one of a thousand presences was counted
+     * as fae's work, and more of it once the writers came in random order
+     * (their presences no longer warm in the caches). fae's thread asks
+     * one Writers object here to send.
+     */
     meetMany: async (names: readonly string[]) => {
-      const guests = await Promise.all(
+      const guests: Far[] = await Promise.all(
         names.map(name => E(host).provideGuest(name, { introducedNames: { fae: 'fae' }, agentName: `${name}-agent` })),
       );
-      await E(isolate).meetMany(harden(guests));
+      const writers = Far('Writers', {
+        send: (who: number, text: string) => E(guests[who]).send('fae', [text], [], []),
+      });
+      await E(isolate).meetMany(writers);
     },
     /** One message from each guest `order` names (by index); the ms each took, and those fae was busy. */
     converseAmong: async (order: readonly number[], before: number): Promise<Measured> => {
