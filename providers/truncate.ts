@@ -8,7 +8,10 @@
 // (conversations/requests.ts).
 import type { ChatMessage } from './types.js';
 
-/** Whether the non-system messages of a candidate request are acceptable. */
+/**
+ * Whether the non-system messages of a candidate request are acceptable.
+ * Monotone: a list never fits where a shorter end of it does not.
+ */
 export type WindowFits = (rest: readonly ChatMessage[]) => boolean;
 
 /**
@@ -28,6 +31,32 @@ const groupsOf = (messages: readonly ChatMessage[]) => {
   }
   return groups;
 };
+
+/**
+ * The earliest user message of `rest`, up to `latest` (one whose end
+ * fits), at which the end of `rest` still fits. Found by halving: fits is
+ * monotone, and trying each turn in turn, each try measuring the whole
+ * end, took time quadratic in the conversation's length.
+ */
+const earliestFitting = (rest: readonly ChatMessage[], latest: number, fits: WindowFits) => {
+  const starts: number[] = [];
+  for (let i = 0; i <= latest; i += 1) if (rest[i].role === 'user') starts.push(i);
+  let low = 0;
+  let high = starts.length - 1;
+  while (low < high) {
+    const middle = Math.floor((low + high) / 2);
+    if (fits(rest.slice(starts[middle]))) high = middle;
+    else low = middle + 1;
+  }
+  return starts[low];
+};
+
+/**
+ * A list of messages that are each immutable already, made immutable:
+ * frozen, as conversations/requests.ts makes its lists. Hardening a list
+ * of a thousand messages read every element's descriptor at every request.
+ */
+const frozen = (messages: ChatMessage[]): readonly ChatMessage[] => Object.freeze(messages);
 
 /**
  * The leading system messages, then the longest recent part of the rest
@@ -59,14 +88,7 @@ export const windowMessages = (
     }
   }
   if (latestUser >= 0 && fits(rest.slice(latestUser))) {
-    // Reach back turn by turn while the window still fits.
-    let start = latestUser;
-    for (let i = latestUser - 1; i >= 0; i -= 1) {
-      if (rest[i].role !== 'user') continue;
-      if (!fits(rest.slice(i))) break;
-      start = i;
-    }
-    return harden(system.concat(rest.slice(start)));
+    return frozen(system.concat(rest.slice(earliestFitting(rest, latestUser, fits))));
   }
   const opening = latestUser >= 0 ? [rest[latestUser]] : [];
   const groups = groupsOf(rest.slice(latestUser + 1));
@@ -77,7 +99,7 @@ export const windowMessages = (
     if (!fits(opening.concat(candidate))) break;
     kept = candidate;
   }
-  return harden(system.concat(opening, kept));
+  return frozen(system.concat(opening, kept));
 };
 harden(windowMessages);
 

@@ -3,6 +3,7 @@
 import test from 'ava';
 import { createProvider, truncateMessages, type ChatMessage } from '../providers/index.js';
 import { backoffDelay, isRetryableStatus, parseRetryAfter } from '../providers/retry-policy.js';
+import { windowMessages } from '../providers/truncate.js';
 import { startLlmServer } from './support/llm-server.js';
 
 const sys: ChatMessage = { role: 'system', content: 'sys' };
@@ -42,6 +43,28 @@ test('truncation: with no user turn at all, never opens with a tool result', t =
   const kept = truncateMessages(messages, 4);
   t.is(kept[0], sys);
   t.not(kept[1].role, 'tool');
+});
+
+test('truncation: a long conversation is windowed in a logarithmic number of trials, opening where reaching back turn by turn would', t => {
+  // 2,000 turns of one to four messages.
+  const messages: ChatMessage[] = [sys];
+  for (let i = 0; i < 2000; i += 1) {
+    messages.push(user(`q${i}`));
+    for (let k = 0; k < i % 4; k += 1) messages.push(said(`a${i}.${k}`));
+  }
+  let trials = 0;
+  const max = 777;
+  const kept = windowMessages(messages, rest => {
+    trials += 1;
+    return rest.length <= max;
+  });
+  // The longest end within the ceiling that opens at a user message.
+  let start = messages.length - max;
+  while (messages[start].role !== 'user') start += 1;
+  t.deepEqual(kept, [sys, ...messages.slice(start)]);
+  t.true(Object.isFrozen(kept));
+  // The whole, the latest turn, then halving over 2,000 user messages.
+  t.true(trials <= 2 + Math.ceil(Math.log2(2000)), `${trials} trials`);
 });
 
 test('retry policy: 408, 409, 429 and 5xx but 501 are retried; other statuses are not', t => {
