@@ -15,7 +15,7 @@ import { createHash } from 'node:crypto';
 import type { CacheHints, ChatMessage, ChatOptions, ToolSchema } from '../../providers/types.js';
 import type { Conversation, Opening } from './conversation-state.js';
 import type { RequestMeter } from './request-meter.js';
-import { estimateMessages, estimateRequest, estimateSchemas } from './tokens.js';
+import { estimateMessages, estimateSchemas } from './tokens.js';
 import { windowRequest } from './window.js';
 
 export interface RequestLimits {
@@ -163,7 +163,7 @@ export const makeRequests = ({ limits, systemMessage, compact, meter }: Requests
     const window = windowRequest(all, schemas, limits, meter, conversation.windowStart);
     conversation.windowStart = window.start;
     return meter.prepared(window.messages, {
-      estimate: estimateRequest(window.messages, schemas),
+      estimate: window.tokens,
       cache: hints(conversation, stableIn(window)),
     });
   };

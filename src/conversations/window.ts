@@ -15,7 +15,7 @@
 // another again until it fills up.
 import type { ChatMessage, ToolSchema } from '../../providers/types.js';
 import { windowMessages, type WindowFits } from '../../providers/truncate.js';
-import { estimateMessages, estimateSchemas, type TokenMeter } from './tokens.js';
+import { estimateMessages, estimateRequest, estimateSchemas, type TokenMeter } from './tokens.js';
 
 export interface WindowLimits {
   readonly contextTokens: number;
@@ -30,21 +30,30 @@ export interface Window {
    * undefined when it is cut inside the current turn.
    */
   readonly start: ChatMessage | undefined;
+  /** The plain estimate of the request it makes (estimateRequest of its messages and the schemas). */
+  readonly tokens: number;
 }
 
 /**
- * Whether the non-system messages of a request fit the ceilings, or
- * `share` of what the ceilings leave beside the request's fixed part.
+ * Whether `count` non-system messages of `tokens` (plain estimate) fit the
+ * ceilings, or `share` of what the ceilings leave beside the request's
+ * fixed part.
  */
-const fitting =
-  (fixed: number, { contextTokens, maxMessages }: WindowLimits, meter: Pick<TokenMeter, 'scale'>, share: number): WindowFits =>
-  rest => {
+const within =
+  (fixed: number, { contextTokens, maxMessages }: WindowLimits, meter: Pick<TokenMeter, 'scale'>, share: number) =>
+  (count: number, tokens: number) => {
     const fixedTokens = meter.scale(fixed);
     return (
-      (maxMessages === undefined || rest.length <= Math.max(1, Math.floor(maxMessages * share))) &&
-      meter.scale(fixed + estimateMessages(rest)) <= fixedTokens + (contextTokens - fixedTokens) * share
+      (maxMessages === undefined || count <= Math.max(1, Math.floor(maxMessages * share))) &&
+      meter.scale(fixed + tokens) <= fixedTokens + (contextTokens - fixedTokens) * share
     );
   };
+
+/** within, as a test of the non-system messages themselves. */
+const fitting = (...args: Parameters<typeof within>): WindowFits => {
+  const fits = within(...args);
+  return rest => fits(rest.length, estimateMessages(rest));
+};
 
 /** The window's first non-system message, when the window holds everything after it in `messages`. */
 const wholeFrom = (messages: readonly ChatMessage[], window: readonly ChatMessage[], head: number) => {
@@ -52,7 +61,12 @@ const wholeFrom = (messages: readonly ChatMessage[], window: readonly ChatMessag
   return first !== undefined && window.length - head === messages.length - messages.indexOf(first) ? first : undefined;
 };
 
-/** The window of `messages`, opening at `start` (the last window's) while that fits. */
+/**
+ * The window of `messages`, opening at `start` (the last window's) while
+ * that fits. Frozen, not hardened: its messages are immutable already, and
+ * hardening a list of a thousand read every element's descriptor at every
+ * request (half of a turn's time once a long conversation was windowed).
+ */
 export const windowRequest = (
   messages: readonly ChatMessage[],
   schemas: readonly ToolSchema[],
@@ -63,16 +77,22 @@ export const windowRequest = (
   let head = 0;
   while (head < messages.length && messages[head].role === 'system') head += 1;
   const fixed = estimateMessages(messages.slice(0, head)) + estimateSchemas(schemas);
-  const fits = fitting(fixed, limits, meter, 1);
   const at = start === undefined ? -1 : messages.indexOf(start, head);
-  if (at >= head && fits(messages.slice(at))) {
-    return harden({ messages: messages.slice(0, head).concat(messages.slice(at)), start });
+  if (at >= head) {
+    // Measured once: the same figure is the request's estimate.
+    const rest = messages.slice(at);
+    const tokens = estimateMessages(rest);
+    if (within(fixed, limits, meter, 1)(rest.length, tokens)) {
+      return Object.freeze({ messages: Object.freeze(messages.slice(0, head).concat(rest)), start, tokens: fixed + tokens });
+    }
   }
+  const cut = (chosen: readonly ChatMessage[], opening: ChatMessage | undefined) =>
+    Object.freeze({ messages: chosen, start: opening, tokens: estimateRequest(chosen, schemas) });
   const roomy = windowMessages(messages, fitting(fixed, limits, meter, 1 / 2));
   const roomyStart = wholeFrom(messages, roomy, head);
-  if (roomyStart !== undefined) return harden({ messages: roomy, start: roomyStart });
+  if (roomyStart !== undefined) return cut(roomy, roomyStart);
   // The current turn alone takes more than half of what a request may.
-  const tight = windowMessages(messages, fits);
-  return harden({ messages: tight, start: wholeFrom(messages, tight, head) });
+  const tight = windowMessages(messages, fitting(fixed, limits, meter, 1));
+  return cut(tight, wholeFrom(messages, tight, head));
 };
 harden(windowRequest);
