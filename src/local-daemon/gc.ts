@@ -5,7 +5,7 @@
 // Error('Collected formula').
 //
 // The pass runs after every call and walks every formula, so it builds no
-// list per formula: with thousands of messages it took 25 ms a call, most
+// list per formula: with thousands of messages it took 25 ms a pass, most
 // of it making lists (array spreads are slow under lockdown), and its
 // garbage and cache traffic slowed an agent measured in the same process.
 import type { Formula, Kernel } from './kernel.js';

@@ -63,9 +63,7 @@ export const startIsolatedFae = async (env: Record<string, string>, { collection
      * The guests `names`, each knowing fae as "fae". They stay in this
      * thread, as a real correspondent is elsewhere: held in fae's thread,
      * each message's send through one of a thousand presences was counted
-     * as fae's work, and more of it once the writers came in random order
-     * (their presences no longer warm in the caches). fae's thread asks
-     * one Writers object here to send.
+     * as fae's work. fae's thread asks one Writers object here to send.
      */
     meetMany: async (names: readonly string[]) => {
       const guests: Far[] = await Promise.all(
