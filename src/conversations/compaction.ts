@@ -109,6 +109,12 @@ export interface CompactionOptions {
   readonly onUsage?: (usage: Usage | undefined, correspondent: string) => void;
   /** Runs `change` on `conversation` between its writes, then stores it (store-sync.ts). */
   readonly amend: (conversation: Conversation, change: () => Promise<void>) => Promise<void>;
+  /**
+   * Told of the message ids a summary lets go of: those of folded turns
+   * past the EARLIER_IDS the conversation keeps. It holds them no more, so
+   * no index should point them at it.
+   */
+  readonly onLetGo?: (conversation: Conversation, ids: readonly string[]) => void;
 }
 
 /** How many messages `turns` hold. */
@@ -122,7 +128,18 @@ const messageCount = (turns: readonly Turn[]) => turns.reduce((n, t) => n + t.me
  */
 export const MAX_RETRY_TURNS = 64;
 
-export const makeCompaction = ({ provider, limits, systemMessage, redact, logger, onUsage, amend }: CompactionOptions) => {
+/**
+ * What a conversation keeps of the ids of `earlier` (its own) and then of
+ * `folded` turns: the latest EARLIER_IDS; and the ids it lets go of.
+ */
+const keptIds = (earlier: readonly string[], folded: readonly Turn[]) => {
+  const all = earlier.concat(folded.flatMap(idsOf));
+  const kept = all.slice(-EARLIER_IDS);
+  const still = new Set(kept);
+  return { kept, letGo: all.slice(0, all.length - kept.length).filter(id => !still.has(id)) };
+};
+
+export const makeCompaction = ({ provider, limits, systemMessage, redact, logger, onUsage, amend, onLetGo = () => {} }: CompactionOptions) => {
   const budget = limits.contextTokens;
   /** Conversations whose last summary failed: how often in a row, and the turn (its sequence number) from which to try again. */
   const deferred = new WeakMap<Conversation, { readonly failures: number; readonly fromSeq: number }>();
@@ -185,12 +202,14 @@ export const makeCompaction = ({ provider, limits, systemMessage, redact, logger
     onUsage?.(summary.usage, conversation.correspondent);
     logger.event('conversation-compacted', { conversation: conversation.key, turns: batch, inputTokens, outputTokens });
     conversation.summary = redact(summary.text);
-    conversation.earlier = harden([...conversation.earlier, ...folded.flatMap(idsOf)].slice(-EARLIER_IDS));
+    const { kept, letGo } = keptIds(conversation.earlier, folded);
+    conversation.earlier = harden(kept);
     conversation.turns = conversation.turns.slice(batch);
     conversation.opening = undefined;
     // Stored with the summary, as a new generation (store-sync.ts).
     conversation.summaryUnstored = true;
     conversation.unstored = 0;
+    onLetGo(conversation, letGo);
     return true;
   };
 

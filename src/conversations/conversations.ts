@@ -109,7 +109,17 @@ export const makeConversations = (
   const linkWrites = makeLinkWrites({ memory, lines, links, logger, pauseMs: linkPauseMs });
   const systemMessage: ChatMessage = harden({ role: 'system', content: systemPrompt });
   const meter = makeRequestMeter();
-  const compact = makeCompaction({ provider, limits, systemMessage, redact, logger, onUsage, amend: sync.amend });
+  const compact = makeCompaction({
+    provider,
+    limits,
+    systemMessage,
+    redact,
+    logger,
+    onUsage,
+    amend: sync.amend,
+    // Folded past what the conversation keeps: the index of ids lets them go too.
+    onLetGo: (conversation, ids) => ids.forEach(id => memory.held.forgetId(id, conversation.key)),
+  });
   const requests = makeRequests({ limits, systemMessage, compact, meter });
 
   return harden({

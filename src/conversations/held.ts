@@ -7,7 +7,9 @@
 // held (ID_LIMIT at most): finding a thread then reads no conversation but
 // its own. The ids of a conversation that falls out go with it: only a
 // held conversation is found by them, and a table of every id seen would
-// grow with the correspondents.
+// grow with the correspondents. So do the ids a summary lets go of
+// (compaction.ts): a long conversation would otherwise fill the table with
+// ids it holds no more.
 import { makeRecentMap } from '../recent-map.js';
 
 /** Conversations held without a pin, at most, unless FAE_HELD_CONVERSATIONS says otherwise. */
@@ -137,6 +139,8 @@ export const makeHeldConversations = <C extends Keyed>(limit = HELD_LIMIT, { ids
     recent: () => recent.map(key => pinned.get(key)?.conversation ?? cache.get(key)).filter(c => c !== undefined),
     /** Notes that message `id` belongs to the conversation `key`. */
     noteId: ids.note,
+    /** Forgets `id`, if it is still noted for the conversation `key` (which holds it no more). */
+    forgetId: ids.forget,
     /** The conversation key message `id` was last noted for, if still known. */
     keyOfId: ids.keyOf,
     /** How many message ids are noted (at most ID_LIMIT). */
