@@ -15,10 +15,9 @@ const summarizer: Provider = harden({
   chat: async () => harden({ message: { role: 'assistant', content: 'They talked.' } }),
 });
 
-/** A conversation of `count` turns, each a question with its id and an answer fae sent (its id too). */
-const conversationOf = (count: number): Conversation => {
-  const conversation = freshConversation('k', 'correspondent', 'main');
-  for (let seq = 1; seq <= count; seq += 1) {
+/** Adds turns up to `last` to `conversation`, each a question with its id and an answer fae sent (its id too). */
+const addTurns = (conversation: Conversation, last: number) => {
+  for (let seq = conversation.nextSeq; seq <= last; seq += 1) {
     conversation.turns.push({
       seq,
       messageId: `question-${seq}`,
@@ -29,13 +28,20 @@ const conversationOf = (count: number): Conversation => {
       sent: harden([`answer-${seq}`]),
     });
   }
-  conversation.nextSeq = count + 1;
+  conversation.nextSeq = last + 1;
+};
+
+/** A conversation of `count` turns (addTurns). */
+const conversationOf = (count: number): Conversation => {
+  const conversation = freshConversation('k', 'correspondent', 'main');
+  addTurns(conversation, count);
   return conversation;
 };
 
-const compactionTelling = (letGo: string[][]) =>
+/** A compaction whose summaries `provider` writes, pushing what each lets go of onto `letGo`. */
+const compactionTelling = (letGo: string[][], provider: Provider = summarizer) =>
   makeCompaction({
-    provider: summarizer,
+    provider,
     limits: { contextTokens: 2000, maxTranscript: 10_000 },
     systemMessage: harden({ role: 'system', content: 'You are Fae.' }),
     redact: makeRedactor([]),
@@ -70,18 +76,7 @@ test('a second summary lets go of the oldest ids the first one kept', async t =>
   const keptFirst = conversation.earlier;
   const letGoFirst = letGo.flat();
 
-  for (let seq = 401; seq <= 800; seq += 1) {
-    conversation.turns.push({
-      seq,
-      messageId: `question-${seq}`,
-      messages: harden([
-        { role: 'user', content: `question ${seq}: ${'words '.repeat(20)}` },
-        { role: 'assistant', content: `answer ${seq}` },
-      ]) as readonly ChatMessage[],
-      sent: harden([`answer-${seq}`]),
-    });
-  }
-  conversation.nextSeq = 801;
+  addTurns(conversation, 800);
   await compact(conversation, current, [], {});
 
   const letGoSecond = letGo.flat().slice(letGoFirst.length);
@@ -92,15 +87,8 @@ test('a second summary lets go of the oldest ids the first one kept', async t =>
 
 test('a failed summary folds nothing and lets go of nothing', async t => {
   const letGo: string[][] = [];
-  const compact = makeCompaction({
-    provider: harden({ ...summarizer, chat: async () => harden({ message: { role: 'assistant', content: '' } }) }),
-    limits: { contextTokens: 2000, maxTranscript: 10_000 },
-    systemMessage: harden({ role: 'system', content: 'You are Fae.' }),
-    redact: makeRedactor([]),
-    logger: makeLogger({ redact: makeRedactor([]), write: () => {} }),
-    amend: (_, change) => change(),
-    onLetGo: (_, ids) => letGo.push([...ids]),
-  });
+  const silent: Provider = harden({ ...summarizer, chat: async () => harden({ message: { role: 'assistant', content: '' } }) });
+  const compact = compactionTelling(letGo, silent);
   const conversation = conversationOf(400);
   await compact(conversation, current, [], {});
   t.is(conversation.turns.length, 400);
