@@ -9,12 +9,14 @@ import { benchCorrespondents as correspondents } from './correspondents.js';
 import { benchUpstream as upstream } from './upstream.js';
 import { benchPrompt as prompt } from './prompt.js';
 import { benchStreaming as streaming } from './streaming.js';
+import { benchWindowed as windowed } from './windowed.js';
 
 const BENCHES: readonly (readonly [string, () => Promise<void>])[] = [
   ['tools', tools],
   ['registry', registry],
   ['conversations', conversations],
   ['correspondents', correspondents],
+  ['windowed', windowed],
   ['prompt', prompt],
   ['streaming', streaming],
   ['upstream', upstream],
