@@ -5,7 +5,9 @@
 // reached back to the latest user turn when a long turn filled the window,
 // so the "limit" could be passed; here it is an exact ceiling. Lists are
 // joined by concat, not spread, which lockdown makes slow on long arrays
-// (conversations/requests.ts).
+// (conversations/requests.ts), and frozen, not hardened: their messages
+// are immutable already, and hardening a list of a thousand read every
+// element's descriptor at every request.
 import type { ChatMessage } from './types.js';
 
 /**
@@ -52,13 +54,6 @@ const earliestFitting = (rest: readonly ChatMessage[], latest: number, fits: Win
 };
 
 /**
- * A list of messages that are each immutable already, made immutable:
- * frozen, as conversations/requests.ts makes its lists. Hardening a list
- * of a thousand messages read every element's descriptor at every request.
- */
-const frozen = (messages: ChatMessage[]): readonly ChatMessage[] => Object.freeze(messages);
-
-/**
  * The leading system messages, then the longest recent part of the rest
  * that `fits` accepts and that opens at a user turn, so no tool result is
  * separated from its call and no reply from its question. When even the
@@ -88,7 +83,7 @@ export const windowMessages = (
     }
   }
   if (latestUser >= 0 && fits(rest.slice(latestUser))) {
-    return frozen(system.concat(rest.slice(earliestFitting(rest, latestUser, fits))));
+    return Object.freeze(system.concat(rest.slice(earliestFitting(rest, latestUser, fits))));
   }
   const opening = latestUser >= 0 ? [rest[latestUser]] : [];
   const groups = groupsOf(rest.slice(latestUser + 1));
@@ -99,7 +94,7 @@ export const windowMessages = (
     if (!fits(opening.concat(candidate))) break;
     kept = candidate;
   }
-  return frozen(system.concat(opening, kept));
+  return Object.freeze(system.concat(opening, kept));
 };
 harden(windowMessages);
 
