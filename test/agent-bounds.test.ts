@@ -3,7 +3,7 @@
 // the events a follower has not read yet.
 import test from 'ava';
 import { E } from '@endo/far';
-import { EDITABLE_LIMIT, makeEditableAnswers } from '../src/agent/editable-answers.js';
+import { EDITABLE_LIMIT, makeEditableAnswers } from '../src/agent/turn/editable-answers.js';
 import { FOLLOWER_QUEUE, makeFaeEvents } from '../src/agent/fae-events.js';
 
 test('answers kept open to edits are bounded in all, the oldest leaving first (dismissed)', async t => {

@@ -12,7 +12,7 @@ import { startFaeInDaemon } from './support/fae-harness.js';
 import { makeScriptedProvider, type ScriptedReply } from './support/scripted-provider.js';
 import { dialect, messageText, type MessageRecord } from './support/daemon.js';
 import { answerApproval, isApprovalRequest } from './support/approvals.js';
-import { FAE_SYSTEM_PROMPT } from '../src/agent/system-prompt.js';
+import { FAE_SYSTEM_PROMPT } from '../src/agent/turn/system-prompt.js';
 
 const WAIT_MS = 30_000;
 const SECRET = 'sk-evaluate-secret-0123456789';

@@ -1,4 +1,4 @@
-// followInbox (src/agent/inbox.ts) against a reader the test feeds by
+// followInbox (src/agent/turn/inbox.ts) against a reader the test feeds by
 // hand, so the order of replays, duplicates and edits is exact: each
 // number is answered once, when done, with its latest text; a revision
 // during a turn that has not answered restarts it; a revision after the
@@ -7,9 +7,9 @@
 import test from 'ava';
 import { makePromiseKit } from '@endo/promise-kit';
 import type { InboxMessage } from '../src/daemon/adapter.js';
-import { BACKLOG_LIMIT, UNFINISHED_LIMIT, followInbox, turnCancellation } from '../src/agent/inbox.js';
-import type { TurnSignals } from '../src/agent/inbox.js';
-import { makeCancellation } from '../src/agent/cancellation.js';
+import { BACKLOG_LIMIT, UNFINISHED_LIMIT, followInbox, turnCancellation } from '../src/agent/turn/inbox.js';
+import type { TurnSignals } from '../src/agent/turn/inbox.js';
+import { makeCancellation } from '../src/agent/turn/cancellation.js';
 
 const SELF = 'self-id';
 

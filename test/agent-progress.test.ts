@@ -11,7 +11,7 @@ import { makePromiseKit } from '@endo/promise-kit';
 import { startFaeInDaemon } from './support/fae-harness.js';
 import { makeScriptedProvider, type ScriptedReply } from './support/scripted-provider.js';
 import { dialect, messageText, type MessageRecord } from './support/daemon.js';
-import { WORKING } from '../src/agent/progress-reply.js';
+import { WORKING } from '../src/agent/turn/progress-reply.js';
 import { until } from './support/until.js';
 
 const READY = 'Fae agent ready.';

@@ -2,7 +2,7 @@
 // minutes (a fake clock here), and the first words that name a message.
 import test from 'ava';
 import { makeHostReports, REPORT_EVERY_MS } from '../src/agent/host-reports.js';
-import { firstWords, turnFailedNotice, type Subject } from '../src/agent/closing-notices.js';
+import { firstWords, turnFailedNotice, type Subject } from '../src/agent/turn/closing-notices.js';
 import { makeLogger } from '../src/logging/log.js';
 
 const subject: Subject = harden({ number: 3n, sender: 'alice', about: '"hi"', fromHost: false });

@@ -1,7 +1,7 @@
-// makeNumberSet (src/agent/number-set.ts): membership is exact whatever
+// makeNumberSet (src/agent/turn/number-set.ts): membership is exact whatever
 // the order numbers come in, and numbers that join up become one range.
 import test from 'ava';
-import { makeNumberSet } from '../src/agent/number-set.js';
+import { makeNumberSet } from '../src/agent/turn/number-set.js';
 
 test('numbers in order make one range, and only they are members', t => {
   const set = makeNumberSet();

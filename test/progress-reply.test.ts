@@ -1,12 +1,12 @@
-// The progress reply (src/agent/progress-reply.ts) against a daemon adapter
+// The progress reply (src/agent/turn/progress-reply.ts) against a daemon adapter
 // that records what fae posts and edits: once a reply is the answer
 // (done), no edit marks it not done again, whatever was under way; an
 // earlier answer being redone changes only after the grace a new reply
 // waits for.
 import test from 'ava';
 import type { DaemonAdapter, InboxMessage } from '../src/daemon/adapter.js';
-import { makeProgressReplies } from '../src/agent/progress-reply.js';
-import { makeOwnCopyWaits } from '../src/agent/own-copy-waits.js';
+import { makeProgressReplies } from '../src/agent/turn/progress-reply.js';
+import { makeOwnCopyWaits } from '../src/agent/turn/own-copy-waits.js';
 import { makeLogger } from '../src/logging/log.js';
 
 /** The edits fae makes, in order: which copy, what text, whether done. */

@@ -11,7 +11,7 @@ import { setup } from '../setup.js';
 import { setupReplace } from '../setup-replace.js';
 import { setupWithTools } from '../setup-with-tools.js';
 import { MAX_HOST_PROMPT_CHARS } from '../src/agent/config.js';
-import { FAE_SYSTEM_PROMPT } from '../src/agent/system-prompt.js';
+import { FAE_SYSTEM_PROMPT } from '../src/agent/turn/system-prompt.js';
 import { answerByWord, waitFor } from './support/host-mail.js';
 import { startDaemonWithLlms } from './support/daemon-with-llms.js';
 import type { LlmServer } from './support/llm-server.js';

@@ -1,9 +1,9 @@
 // The ReAct turn on its own: what it asks the model, and when it stops.
 import test from 'ava';
-import { runTurn } from '../src/agent/turn.js';
-import type { TurnDependencies } from '../src/agent/turn.js';
+import { runTurn } from '../src/agent/turn/turn.js';
+import type { TurnDependencies } from '../src/agent/turn/turn.js';
 import { silentLogger } from '../src/logging/log.js';
-import { makeCancellation, type Cancellation } from '../src/agent/cancellation.js';
+import { makeCancellation, type Cancellation } from '../src/agent/turn/cancellation.js';
 import type { ChatMessage } from '../providers/types.js';
 import type { DiscoveredTools } from '../src/toolbox/tools.js';
 import { makeScriptedProvider } from './support/scripted-provider.js';

@@ -9,7 +9,7 @@ import type { Logger } from '../logging/log.js';
 import { builtInPrice, type Prices } from '../usage/prices.js';
 import { makeUsageLedger } from '../usage/usage-ledger.js';
 import { makeUsageStore } from '../usage/usage-store.js';
-import type { TurnUsage } from './turn.js';
+import type { TurnUsage } from './turn/turn.js';
 
 export interface UsageAccountsOptions {
   readonly provider: Pick<Provider, 'model'>;

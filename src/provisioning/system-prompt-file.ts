@@ -2,7 +2,7 @@
 // a poor place for them: FAE_SYSTEM_PROMPT_FILE names a file that holds
 // them, which the setup script reads on the host (setting-file.ts) and
 // hands to fae's caplet as FAE_SYSTEM_PROMPT. fae appends that text to its
-// own system prompt (src/agent/system-prompt.ts).
+// own system prompt (src/agent/turn/system-prompt.ts).
 import { q } from '@endo/errors';
 import { hostPromptExcess } from '../agent/config.js';
 import { type Env, invocationDirectory } from './provisioning.js';

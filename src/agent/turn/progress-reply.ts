@@ -10,8 +10,8 @@
 // An edit names fae's own copy of the reply by its number in fae's inbox,
 // which only the copy tells (reply returns nothing): the copy is picked
 // out by what it answers and its text as it arrives (noteOwnCopy).
-import type { DaemonAdapter, InboxMessage } from '../daemon/adapter.js';
-import type { Logger } from '../logging/log.js';
+import type { DaemonAdapter, InboxMessage } from '../../daemon/adapter.js';
+import type { Logger } from '../../logging/log.js';
 import type { OwnCopyWaits } from './own-copy-waits.js';
 
 export const WORKING = 'Working on it…';

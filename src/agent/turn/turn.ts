@@ -1,17 +1,17 @@
 // One turn of the ReAct loop: ask the model, run the tool calls it makes,
 // feed the results back, and repeat until it answers without calling a
 // tool, the iteration cap is reached, or the agent is cancelled.
-import type { ChatMessage, ChatOptions, Provider, ToolCall, ToolSchema, Usage } from '../../providers/types.js';
-import type { DiscoveredTools } from '../toolbox/tools.js';
-import type { TurnScope } from '../toolbox/built-in-turn-tools.js';
-import { executeTool } from '../toolbox/tools.js';
-import { extractToolCallsFromContent, stripThinkBlocks } from '../toolbox/extract-tool-calls.js';
-import type { MakeCallId } from '../toolbox/extract-tool-calls.js';
-import { parseToolArguments } from '../toolbox/tool-arguments.js';
-import { errorAsText, resultAsText } from '../toolbox/result-text.js';
-import { rejectionResult, rejectionText } from '../toolbox/rejection-text.js';
-import { cutMiddle } from '../tool-kit/cut-middle.js';
-import type { Logger } from '../logging/log.js';
+import type { ChatMessage, ChatOptions, Provider, ToolCall, ToolSchema, Usage } from '../../../providers/types.js';
+import type { DiscoveredTools } from '../../toolbox/tools.js';
+import type { TurnScope } from '../../toolbox/built-in-turn-tools.js';
+import { executeTool } from '../../toolbox/tools.js';
+import { extractToolCallsFromContent, stripThinkBlocks } from '../../toolbox/extract-tool-calls.js';
+import type { MakeCallId } from '../../toolbox/extract-tool-calls.js';
+import { parseToolArguments } from '../../toolbox/tool-arguments.js';
+import { errorAsText, resultAsText } from '../../toolbox/result-text.js';
+import { rejectionResult, rejectionText } from '../../toolbox/rejection-text.js';
+import { cutMiddle } from '../../tool-kit/cut-middle.js';
+import type { Logger } from '../../logging/log.js';
 import type { Cancellation } from './cancellation.js';
 
 export interface TurnLimits {

@@ -1,8 +1,8 @@
 // How a turn ends: fae's words for how the loop ended, sent by the
 // progress reply where there is one or as a reply, then the turn stored
 // and its message dismissed, or kept open to edits (editable-answers.ts).
-import type { InboxMessage } from '../daemon/adapter.js';
-import type { OpenTurn } from '../conversations/conversations.js';
+import type { InboxMessage } from '../../daemon/adapter.js';
+import type { OpenTurn } from '../../conversations/conversations.js';
 import { asStrings } from './deliver.js';
 import type { TurnProgress } from './progress-reply.js';
 import type { TurnOutcome } from './turn.js';

@@ -23,11 +23,11 @@
 // and a revision's date only while the message can still be edited.
 // Everything stops when the agent is cancelled.
 import { makePromiseKit } from '@endo/promise-kit';
-import type { DaemonAdapter, InboxMessage } from '../daemon/adapter.js';
+import type { DaemonAdapter, InboxMessage } from '../../daemon/adapter.js';
 import type { Cancellation } from './cancellation.js';
 import { makeCancellation } from './cancellation.js';
 import { makeNumberSet } from './number-set.js';
-import { makeLocalKit, type LocalKit } from '../local-kit.js';
+import { makeLocalKit, type LocalKit } from '../../local-kit.js';
 
 /** What a turn is told about its message while it runs. */
 export interface TurnSignals {

@@ -3,9 +3,9 @@
 // the question of) names fae's own copy by its number in fae's inbox: the
 // copy is picked out, as it arrives, by the message it answers and its
 // text. A copy that does not come in time is given up on (undefined).
-import type { InboxMessage } from '../daemon/adapter.js';
-import { messageText } from '../daemon/message-format.js';
-import { makeKeyedWaits } from '../keyed-waits.js';
+import type { InboxMessage } from '../../daemon/adapter.js';
+import { messageText } from '../../daemon/message-format.js';
+import { makeKeyedWaits } from '../../keyed-waits.js';
 
 /** How long an own copy may take to arrive before fae stops waiting for it. */
 export const COPY_WAIT_MS = 10_000;

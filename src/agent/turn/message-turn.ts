@@ -6,36 +6,36 @@
 // call and nothing stored. Turns of different conversations run at once
 // (the inbox schedules them), so everything a turn knows lives in its own
 // TurnState.
-import type { Provider } from '../../providers/types.js';
-import type { InboxMessage } from '../daemon/adapter.js';
-import type { MessageRecord } from '../daemon/endo-types.js';
-import type { Logger } from '../logging/log.js';
-import type { Redact } from '../logging/redact.js';
-import type { Conversations, OpenTurn } from '../conversations/conversations.js';
-import { correspondentPrefix } from '../conversations/threads.js';
-import type { TurnScope } from '../toolbox/built-in-turn-tools.js';
-import type { DiscoveredTools } from '../toolbox/tools.js';
-import { formatIncomingMessage } from '../daemon/message-format.js';
-import { troubleOf } from '../../providers/errors.js';
-import type { FaeConfig } from './config.js';
+import type { Provider } from '../../../providers/types.js';
+import type { InboxMessage } from '../../daemon/adapter.js';
+import type { MessageRecord } from '../../daemon/endo-types.js';
+import type { Logger } from '../../logging/log.js';
+import type { Redact } from '../../logging/redact.js';
+import type { Conversations, OpenTurn } from '../../conversations/conversations.js';
+import { correspondentPrefix } from '../../conversations/threads.js';
+import type { TurnScope } from '../../toolbox/built-in-turn-tools.js';
+import type { DiscoveredTools } from '../../toolbox/tools.js';
+import { formatIncomingMessage } from '../../daemon/message-format.js';
+import { troubleOf } from '../../../providers/errors.js';
+import type { FaeConfig } from '../config.js';
 import type { Cancellation } from './cancellation.js';
 import type { Deliver } from './deliver.js';
 import type { ProgressReplies, TurnProgress } from './progress-reply.js';
 import { makeTurnClosing, type Closing } from './turn-closing.js';
 import type { EditableAnswers } from './editable-answers.js';
 import type { OwnCopyWaits } from './own-copy-waits.js';
-import type { FaeEvents } from './fae-events.js';
+import type { FaeEvents } from '../fae-events.js';
 import { turnCancellation, type TurnEnd, type TurnSignals } from './inbox.js';
 import { noUsage, runTurn, type TurnOutcome, type TurnUsage } from './turn.js';
 import type { TurnState, TurnStates } from './turn-states.js';
 import { subjectOf, turnFailedNotice, type Subject } from './closing-notices.js';
-import type { HostReports } from './host-reports.js';
-import { answerCommand, commandArgument, commandOf, type ApprovalsView, type Command, type StatusView } from './commands.js';
-import type { UsageAccounts } from './usage-accounts.js';
-import { BUDGET_NOTICE, type Budget } from './budget.js';
-import { paceNotice, type Pace } from './pace.js';
-import { petNameIn } from './sender-names.js';
-import type { Approvals } from './approvals.js';
+import type { HostReports } from '../host-reports.js';
+import { answerCommand, commandArgument, commandOf, type ApprovalsView, type Command, type StatusView } from '../commands.js';
+import type { UsageAccounts } from '../usage-accounts.js';
+import { BUDGET_NOTICE, type Budget } from '../budget.js';
+import { paceNotice, type Pace } from '../pace.js';
+import { petNameIn } from '../sender-names.js';
+import type { Approvals } from '../approvals.js';
 
 /**
  * A model call waits for fae's settings (provider-switch.ts): the progress

@@ -3,7 +3,7 @@
 // A Cancellation turns that into a promise that resolves with the reason
 // (the shape Promise.race wants) and a flag that can be read at once.
 import { E } from '@endo/far';
-import type { CapletContext, Ref } from '../daemon/endo-types.js';
+import type { CapletContext, Ref } from '../../daemon/endo-types.js';
 
 export interface Cancellation {
   /** Resolves with the reason once the agent is cancelled; never rejects. */

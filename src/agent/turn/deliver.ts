@@ -6,11 +6,11 @@
 // either way is logged, never thrown: the next message still gets served.
 // The sender's names come through the daemon adapter: `from` is a raw id on
 // February but a locator later, which reverseIdentify does not know.
-import type { DaemonAdapter } from '../daemon/adapter.js';
-import type { MessageRecord } from '../daemon/endo-types.js';
-import type { Logger } from '../logging/log.js';
-import type { Redact } from '../logging/redact.js';
-import type { SenderNames } from './sender-names.js';
+import type { DaemonAdapter } from '../../daemon/adapter.js';
+import type { MessageRecord } from '../../daemon/endo-types.js';
+import type { Logger } from '../../logging/log.js';
+import type { Redact } from '../../logging/redact.js';
+import type { SenderNames } from '../sender-names.js';
 
 // A daemon refuses any one string longer than 100,000 characters (the
 // default limit of its interface guards); a longer answer travels as

@@ -5,10 +5,10 @@
 // text); the host reads the operator's detail (what failed, where, the
 // setting to change), as the answer when it sent the message itself, else
 // as a report of its own (host-reports.ts).
-import type { ProviderTrouble } from '../../providers/errors.js';
-import type { MessageRecord } from '../daemon/endo-types.js';
-import { messageText } from '../daemon/message-format.js';
-import type { Redact } from '../logging/redact.js';
+import type { ProviderTrouble } from '../../../providers/errors.js';
+import type { MessageRecord } from '../../daemon/endo-types.js';
+import { messageText } from '../../daemon/message-format.js';
+import type { Redact } from '../../logging/redact.js';
 
 /** What a notice is about, for the once-per-kind reports to the host. */
 export type NoticeKind = ProviderTrouble | 'limit' | 'forget' | 'cut-off';

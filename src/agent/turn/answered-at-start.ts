@@ -7,8 +7,8 @@
 // reply still saying it is working) was answered: it is not answered again.
 // Its answer is kept too: a restart between the answer and the store of
 // its turn left the conversation without it (message-turn.ts).
-import type { DaemonAdapter } from '../daemon/adapter.js';
-import { messageText } from '../daemon/message-format.js';
+import type { DaemonAdapter } from '../../daemon/adapter.js';
+import { messageText } from '../../daemon/message-format.js';
 import { WORKING } from './progress-reply.js';
 
 /**
