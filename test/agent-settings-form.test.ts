@@ -8,7 +8,7 @@ import test from 'ava';
 import { E } from '@endo/far';
 import { dialect, fromSelf, makeLocalDaemon, messageText, nextMessage, specialNames, type MessageRecord } from './support/daemon.js';
 import { closedLoopbackUrl, startLlmServer, type LlmServer } from './support/llm-server.js';
-import { inFormWords } from '../src/agent/llm-settings.js';
+import { inFormWords } from '../src/agent/host/llm-settings.js';
 import type { Far } from './support/fae-harness.js';
 
 const agentUrl = new URL('../agent.js', import.meta.url).href;

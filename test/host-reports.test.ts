@@ -1,7 +1,7 @@
 // The host's reports of trouble in others' turns: once per kind per ten
 // minutes (a fake clock here), and the first words that name a message.
 import test from 'ava';
-import { makeHostReports, REPORT_EVERY_MS } from '../src/agent/host-reports.js';
+import { makeHostReports, REPORT_EVERY_MS } from '../src/agent/host/host-reports.js';
 import { firstWords, turnFailedNotice, type Subject } from '../src/agent/turn/closing-notices.js';
 import { makeLogger } from '../src/logging/log.js';
 

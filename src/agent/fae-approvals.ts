@@ -10,7 +10,7 @@ import type { Logger } from '../logging/log.js';
 import type { Redact } from '../logging/redact.js';
 import type { FaeConfig } from './config.js';
 import type { FaeTool } from '../toolbox/tools.js';
-import type { FormKind, HostForms } from './host-forms.js';
+import type { FormKind, HostForms } from './host/host-forms.js';
 import { POLICY_NAME, makeApprovalPolicyHolder } from './approval-policy.js';
 import { makeApprovalGrants } from './approval-grants.js';
 import { makeApprovalChannel, type ApprovalChannel } from './approval-channel.js';

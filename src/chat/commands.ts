@@ -8,7 +8,7 @@ import type { Screen } from './screen.js';
 import { describeInbox } from './inbox-view.js';
 import { describeUsage, type UsageView } from './usage-view.js';
 import type { WaitingApproval } from './approvals.js';
-import type { ApprovalsView } from '../agent/commands.js';
+import type { ApprovalsView } from '../agent/host/commands.js';
 
 export const COMMANDS: readonly { readonly usage: string; readonly summary: string }[] = harden([
   { usage: '/help', summary: 'show these commands' },

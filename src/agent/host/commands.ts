@@ -3,10 +3,10 @@
 // /approvals and /revoke N (the host's only) and /forget. A command takes its turn in its sender's lane like
 // any message (so it stays in order with the sender's other mail), and is
 // not kept in the conversation.
-import type { InboxMessage } from '../daemon/adapter.js';
-import { messageText } from '../daemon/message-format.js';
-import type { DiscoveredTools } from '../toolbox/tools.js';
-import { BUILT_IN_GROUPS } from '../toolbox/built-in-tools.js';
+import type { InboxMessage } from '../../daemon/adapter.js';
+import { messageText } from '../../daemon/message-format.js';
+import type { DiscoveredTools } from '../../toolbox/tools.js';
+import { BUILT_IN_GROUPS } from '../../toolbox/built-in-tools.js';
 
 export type Command = 'help' | 'tools' | 'status' | 'forget' | 'settings' | 'approvals' | 'revoke';
 

@@ -3,7 +3,7 @@
 // has one (it was set up without an LLM and the host has not answered
 // yet), a model call waits for it, or for its own cancellation.
 import { makePromiseKit } from '@endo/promise-kit';
-import type { ChatMessage, ChatOptions, Provider, ToolSchema } from '../../providers/types.js';
+import type { ChatMessage, ChatOptions, Provider, ToolSchema } from '../../../providers/types.js';
 
 export interface ProviderSwitch extends Provider {
   /** Whether fae has a provider yet. */

@@ -2,8 +2,8 @@
 // trouble per ten minutes, not once per message: a model that is down
 // fails every message, and one report says all the host can act on. The
 // table holds one time per kind, and the kinds are few (closing-notices.ts).
-import type { Logger } from '../logging/log.js';
-import type { NoticeKind, Notice } from './turn/closing-notices.js';
+import type { Logger } from '../../logging/log.js';
+import type { NoticeKind, Notice } from '../turn/closing-notices.js';
 
 /** How long the host is not told again of a kind of trouble it heard of. */
 export const REPORT_EVERY_MS = 10 * 60_000;

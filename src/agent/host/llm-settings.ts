@@ -10,12 +10,12 @@
 // unless the caplet's own LLM settings (its env, from setup) have changed
 // since, which means the host has set fae up again from a terminal.
 import { E } from '@endo/far';
-import type { GuestPowers, Ref } from '../daemon/endo-types.js';
-import type { Logger } from '../logging/log.js';
-import type { Provider } from '../../providers/types.js';
-import { describeProviderConfig, readProviderConfig, type Env } from '../../providers/config.js';
-import { redactUrl } from '../logging/redact.js';
-import { DEFAULT_RETRY_MS, retrying } from '../daemon/backoff.js';
+import type { GuestPowers, Ref } from '../../daemon/endo-types.js';
+import type { Logger } from '../../logging/log.js';
+import type { Provider } from '../../../providers/types.js';
+import { describeProviderConfig, readProviderConfig, type Env } from '../../../providers/config.js';
+import { redactUrl } from '../../logging/redact.js';
+import { DEFAULT_RETRY_MS, retrying } from '../../daemon/backoff.js';
 import type { FormField, FormKind, FormValues, HostForms } from './host-forms.js';
 import type { ProviderSwitch } from './provider-switch.js';
 

@@ -17,11 +17,11 @@
 // description), or is dismissed with a word to the host.
 import { E } from '@endo/far';
 import { makePromiseKit } from '@endo/promise-kit';
-import type { GuestPowers, Ref } from '../daemon/endo-types.js';
-import type { DaemonAdapter, InboxMessage } from '../daemon/adapter.js';
-import type { Logger } from '../logging/log.js';
-import { unlessGivenUp } from '../timeout.js';
-import { makeRecentMap } from '../recent-map.js';
+import type { GuestPowers, Ref } from '../../daemon/endo-types.js';
+import type { DaemonAdapter, InboxMessage } from '../../daemon/adapter.js';
+import type { Logger } from '../../logging/log.js';
+import { unlessGivenUp } from '../../timeout.js';
+import { makeRecentMap } from '../../recent-map.js';
 
 /** One field of a form, as the daemon and the Endo Chat UI take it. */
 export interface FormField {
