@@ -3,10 +3,10 @@
 // redaction before cutting).
 import './support/lockdown.js';
 import test from 'ava';
-import { readApprovalPolicy, rulesNaming } from '../src/agent/approval-policy.js';
-import { readAnswerValue, readDecision } from '../src/agent/approval-decision.js';
-import { senderWord } from '../src/agent/sender-names.js';
-import { approvalText, durationText } from '../src/agent/approval-text.js';
+import { readApprovalPolicy, rulesNaming } from '../src/agent/authority/approval-policy.js';
+import { readAnswerValue, readDecision } from '../src/agent/authority/approval-decision.js';
+import { senderWord } from '../src/agent/authority/sender-names.js';
+import { approvalText, durationText } from '../src/agent/authority/approval-text.js';
 import { makeRedactor } from '../src/logging/redact.js';
 
 const SECRET = 'sk-abcdefghijklmnop0123456789';

@@ -1,4 +1,4 @@
-// Every name fae seals from its tools (src/agent/sealed-names.ts) is
+// Every name fae seals from its tools (src/agent/authority/sealed-names.ts) is
 // sealed alike, not only the conversation store (built-ins-sealed.test.ts
 // walks every built-in over that one): the usage record, the host's budget,
 // the LLM settings, and the host's approval policy and standing approvals,
@@ -7,7 +7,7 @@
 import test from 'ava';
 import { E } from '@endo/far';
 import { startGuestWithBuiltIns } from './support/built-ins.js';
-import { SEALED_NAMES } from '../src/agent/sealed-names.js';
+import { SEALED_NAMES } from '../src/agent/authority/sealed-names.js';
 
 const refusal = (shown: string, holds: string) => `${JSON.stringify(shown)} is ${holds}; no tool may read or change it`;
 

@@ -1,5 +1,5 @@
 import test from 'ava';
-import { readApprovalPolicy } from '../src/agent/approval-policy.js';
+import { readApprovalPolicy } from '../src/agent/authority/approval-policy.js';
 import { MAX_HOST_PROMPT_CHARS, readFaeConfig } from '../src/agent/config.js';
 
 test('defaults', t => {

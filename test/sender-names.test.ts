@@ -1,8 +1,8 @@
-// makeSenderNames (src/agent/sender-names.ts) against a watch the test
+// makeSenderNames (src/agent/authority/sender-names.ts) against a watch the test
 // drives: what is kept, and what drops it.
 import test from 'ava';
 import { makePromiseKit } from '@endo/promise-kit';
-import { makeSenderNames } from '../src/agent/sender-names.js';
+import { makeSenderNames } from '../src/agent/authority/sender-names.js';
 import type { OwnNamesListener, OwnNamesWatch } from '../src/daemon/own-names.js';
 
 const ALICE = 'a1:n1';

@@ -6,7 +6,7 @@ import { q } from '@endo/errors';
 import { HELD_LIMIT } from '../conversations/held.js';
 import { readPrices, type Prices } from '../usage/prices.js';
 import { isPetName } from '../daemon/pet-name.js';
-import { readApprovalPolicy, type ApprovalPolicy } from './approval-policy.js';
+import { readApprovalPolicy, type ApprovalPolicy } from './authority/approval-policy.js';
 
 export interface FaeConfig {
   /**

@@ -41,17 +41,17 @@ import { asStrings, makeDeliver } from './turn/deliver.js';
 import { makeHostReports } from './host/host-reports.js';
 import type { ApprovalsView, StatusView } from './host/commands.js';
 import { watchOwnNames } from '../daemon/own-names.js';
-import { describeWith, makeSenderNames, type SenderNames } from './sender-names.js';
+import { describeWith, makeSenderNames, type SenderNames } from './authority/sender-names.js';
 import { makeUsageAccounts, type UsageAccounts } from './usage-accounts.js';
 import { followBudgetValue, makeBudget, type Budget } from './budget.js';
-import { SEALED_NAMES } from './sealed-names.js';
+import { SEALED_NAMES } from './authority/sealed-names.js';
 import { makePace, type Pace } from './pace.js';
 import { makeProviderSwitch, type ProviderSwitch } from './host/provider-switch.js';
 import { makeHostForms, type HostForms } from './host/host-forms.js';
 import { makeLlmSettings, type LlmSettings } from './host/llm-settings.js';
-import type { ApprovalChannel } from './approval-channel.js';
-import type { Approvals } from './approvals.js';
-import { makeFaeApprovals } from './fae-approvals.js';
+import type { ApprovalChannel } from './authority/approval-channel.js';
+import type { Approvals } from './authority/approvals.js';
+import { makeFaeApprovals } from './authority/fae-approvals.js';
 
 type Env = Readonly<Record<string, string | undefined>>;
 

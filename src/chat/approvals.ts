@@ -1,6 +1,6 @@
 // fae's approval requests in `npm start` (issue 22): the chat is the host,
 // so a request fae sends it (a form on May and August, a request on
-// February: src/agent/approval-channel.ts) is shown in the terminal, the
+// February: src/agent/authority/approval-channel.ts) is shown in the terminal, the
 // prompt asks for the decision, and the user answers with /approve, /deny
 // [reason], /always [for <who>], or by typing a decision at the prompt
 // ("yes", "no", "always"). The answer goes back as the daemon lets the
@@ -12,8 +12,8 @@
 import { E } from '@endo/far';
 import { q } from '@endo/errors';
 import type { InboxMessage } from '../daemon/adapter.js';
-import { APPROVAL_HEADING } from '../agent/approval-text.js';
-import { readDecision } from '../agent/approval-decision.js';
+import { APPROVAL_HEADING } from '../agent/authority/approval-text.js';
+import { readDecision } from '../agent/authority/approval-decision.js';
 import type { Screen } from './screen.js';
 
 /** A request of fae's waiting for the user's decision. */

@@ -2,7 +2,7 @@
 // named endowments from fae's directory once the host has reviewed it. The
 // review is not here: on February the daemon asks the host itself (its
 // eval-request, answered with `endo approve-eval`); on May and August,
-// where evaluate runs at once, fae asks first (src/agent/approvals.ts). The
+// where evaluate runs at once, fae asks first (src/agent/authority/approvals.ts). The
 // endowments are given through the sealed view (sealed-powers.ts), so the
 // code never receives a sealed name or fae's own directory.
 import { E } from '@endo/far';

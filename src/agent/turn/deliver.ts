@@ -10,7 +10,7 @@ import type { DaemonAdapter } from '../../daemon/adapter.js';
 import type { MessageRecord } from '../../daemon/endo-types.js';
 import type { Logger } from '../../logging/log.js';
 import type { Redact } from '../../logging/redact.js';
-import type { SenderNames } from '../sender-names.js';
+import type { SenderNames } from '../authority/sender-names.js';
 
 // A daemon refuses any one string longer than 100,000 characters (the
 // default limit of its interface guards); a longer answer travels as

@@ -34,8 +34,8 @@ import { answerCommand, commandArgument, commandOf, type ApprovalsView, type Com
 import type { UsageAccounts } from '../usage-accounts.js';
 import { BUDGET_NOTICE, type Budget } from '../budget.js';
 import { paceNotice, type Pace } from '../pace.js';
-import { petNameIn } from '../sender-names.js';
-import type { Approvals } from '../approvals.js';
+import { petNameIn } from '../authority/sender-names.js';
+import type { Approvals } from '../authority/approvals.js';
 
 /**
  * A model call waits for fae's settings (provider-switch.ts): the progress

@@ -12,10 +12,10 @@
 //     not kept.
 // What is left is the moment between a rename and fae hearing of it, the
 // same for any reader of the daemon.
-import { formulaIdOf } from '../daemon/dialect.js';
-import type { OwnNamesWatch } from '../daemon/own-names.js';
-import { makeRecentMap } from '../recent-map.js';
-import { correspondentKeyOf, unnamedLabel } from '../usage/usage-ledger.js';
+import { formulaIdOf } from '../../daemon/dialect.js';
+import type { OwnNamesWatch } from '../../daemon/own-names.js';
+import { makeRecentMap } from '../../recent-map.js';
+import { correspondentKeyOf, unnamedLabel } from '../../usage/usage-ledger.js';
 
 /** Senders remembered at most; those seen least recently go first. */
 const LIMIT = 1024;

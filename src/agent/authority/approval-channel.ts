@@ -12,10 +12,10 @@
 // settles it (approval-own-copies.ts, which also hides every own copy of
 // what fae asks its host from its tools).
 import { E } from '@endo/far';
-import type { DaemonAdapter } from '../daemon/adapter.js';
-import type { GuestPowers, Ref } from '../daemon/endo-types.js';
-import type { Logger } from '../logging/log.js';
-import type { FormField, FormKind, HostForms } from './host/host-forms.js';
+import type { DaemonAdapter } from '../../daemon/adapter.js';
+import type { GuestPowers, Ref } from '../../daemon/endo-types.js';
+import type { Logger } from '../../logging/log.js';
+import type { FormField, FormKind, HostForms } from '../host/host-forms.js';
 import { readAnswerValue } from './approval-decision.js';
 import { APPROVAL_HEADING } from './approval-text.js';
 import { STALE_TEXT, makeOwnRequestCopies, titleOf } from './approval-own-copies.js';

@@ -8,13 +8,13 @@
 // turn goes on. Every decision is logged (redacted): who asked, what, the
 // decision, by whom, and how long it waited.
 import { E } from '@endo/far';
-import type { GuestPowers, Ref } from '../daemon/endo-types.js';
-import { formulaIdOf } from '../daemon/dialect.js';
-import type { Logger } from '../logging/log.js';
-import type { Redact } from '../logging/redact.js';
-import type { DiscoveredTools, FaeTool } from '../toolbox/tools.js';
-import { TOOLS_DIRECTORY } from '../toolbox/tools.js';
-import { TimeoutError, unlessGivenUp } from '../timeout.js';
+import type { GuestPowers, Ref } from '../../daemon/endo-types.js';
+import { formulaIdOf } from '../../daemon/dialect.js';
+import type { Logger } from '../../logging/log.js';
+import type { Redact } from '../../logging/redact.js';
+import type { DiscoveredTools, FaeTool } from '../../toolbox/tools.js';
+import { TOOLS_DIRECTORY } from '../../toolbox/tools.js';
+import { TimeoutError, unlessGivenUp } from '../../timeout.js';
 import { rulesNaming, type ApprovalPolicyHolder, type ApprovalRule } from './approval-policy.js';
 import type { ApprovalGrants, GrantedTool } from './approval-grants.js';
 import type { ApprovalChannel } from './approval-channel.js';

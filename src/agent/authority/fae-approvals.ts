@@ -2,20 +2,20 @@
 // or the host's value, followed), the standing grants, and, once the
 // daemon is known, the channel to the host and the gate each turn passes.
 // Until then nothing can need approval, as no turn runs.
-import type { GuestPowers, Ref } from '../daemon/endo-types.js';
-import type { DaemonAdapter } from '../daemon/adapter.js';
-import type { OwnNamesWatch } from '../daemon/own-names.js';
-import { followOwnValue } from '../daemon/own-value.js';
-import type { Logger } from '../logging/log.js';
-import type { Redact } from '../logging/redact.js';
-import type { FaeConfig } from './config.js';
-import type { FaeTool } from '../toolbox/tools.js';
-import type { FormKind, HostForms } from './host/host-forms.js';
+import type { GuestPowers, Ref } from '../../daemon/endo-types.js';
+import type { DaemonAdapter } from '../../daemon/adapter.js';
+import type { OwnNamesWatch } from '../../daemon/own-names.js';
+import { followOwnValue } from '../../daemon/own-value.js';
+import type { Logger } from '../../logging/log.js';
+import type { Redact } from '../../logging/redact.js';
+import type { FaeConfig } from '../config.js';
+import type { FaeTool } from '../../toolbox/tools.js';
+import type { FormKind, HostForms } from '../host/host-forms.js';
 import { POLICY_NAME, makeApprovalPolicyHolder } from './approval-policy.js';
 import { makeApprovalGrants } from './approval-grants.js';
 import { makeApprovalChannel, type ApprovalChannel } from './approval-channel.js';
 import { makeApprovals, type Approvals } from './approvals.js';
-import { bestEffort } from './best-effort.js';
+import { bestEffort } from '../best-effort.js';
 
 export const makeFaeApprovals = ({
   config,

@@ -19,7 +19,7 @@
 // name: fae's directory is asked what WHO names, and that is compared with
 // the sender of the turn (approvals.ts).
 import { q } from '@endo/errors';
-import { isPetName } from '../daemon/pet-name.js';
+import { isPetName } from '../../daemon/pet-name.js';
 
 /** One item of the list: a tool (or every tool) everywhere, or in one correspondent's turns. */
 export interface ApprovalRule {

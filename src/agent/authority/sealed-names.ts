@@ -1,11 +1,11 @@
 // The top-level names of fae's directory that no built-in tool may reach
 // (sealed-powers.ts): what fae keeps for itself and what the host sets for
 // it. Each says what it holds, for the one refusal the model reads.
-import type { SealedDirectory } from '../toolbox/sealed-powers.js';
-import { CONVERSATIONS_DIRECTORY } from '../conversations/store.js';
-import { USAGE_NAME } from '../usage/usage-store.js';
-import { BUDGET_NAME } from './budget.js';
-import { SETTINGS_NAME } from './host/llm-settings.js';
+import type { SealedDirectory } from '../../toolbox/sealed-powers.js';
+import { CONVERSATIONS_DIRECTORY } from '../../conversations/store.js';
+import { USAGE_NAME } from '../../usage/usage-store.js';
+import { BUDGET_NAME } from '../budget.js';
+import { SETTINGS_NAME } from '../host/llm-settings.js';
 import { POLICY_NAME } from './approval-policy.js';
 import { GRANTS_NAME } from './approval-grants.js';
 

@@ -13,8 +13,8 @@
 // asked for again. A built-in is named by its name.
 import { E } from '@endo/far';
 import { M, matches } from '@endo/patterns';
-import type { GuestPowers, Ref } from '../daemon/endo-types.js';
-import type { Logger } from '../logging/log.js';
+import type { GuestPowers, Ref } from '../../daemon/endo-types.js';
+import type { Logger } from '../../logging/log.js';
 
 /** The sealed name fae keeps the grants under. */
 export const GRANTS_NAME = 'approval-grants';

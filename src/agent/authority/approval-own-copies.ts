@@ -5,10 +5,10 @@
 // waiting for it: an approval request answered then is told it ran
 // nothing, and the host is told to reject an old eval-request, which the
 // daemon would still run if approved.
-import type { InboxMessage } from '../daemon/adapter.js';
-import type { Logger } from '../logging/log.js';
+import type { InboxMessage } from '../../daemon/adapter.js';
+import type { Logger } from '../../logging/log.js';
 import { APPROVAL_HEADING } from './approval-text.js';
-import { makeRecentMap } from '../recent-map.js';
+import { makeRecentMap } from '../../recent-map.js';
 
 /** Copies and requests remembered, at most. */
 const REMEMBERED = 256;

@@ -5,8 +5,8 @@
 // other tool each argument. Very long content is cut, and the text says
 // where and how much. Every argument is redacted before it is cut, so no
 // secret slips through in halves.
-import type { Redact } from '../logging/redact.js';
-import { unifiedDiff } from '../tool-kit/unified-diff.js';
+import type { Redact } from '../../logging/redact.js';
+import { unifiedDiff } from '../../tool-kit/unified-diff.js';
 
 /** Every request's first words: how fae (after a restart) and the chat know one. */
 export const APPROVAL_HEADING = 'Approval needed:';
