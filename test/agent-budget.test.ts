@@ -8,7 +8,7 @@ import { startFaeInDaemon, type Far } from './support/fae-harness.js';
 import { lastUserWords, makeScriptedProvider, type RecordedRequest } from './support/scripted-provider.js';
 import { fromSelf, messageText, nextMessage } from './support/daemon.js';
 import { waitForLog } from './support/registry-tools.js';
-import { BUDGET_NOTICE } from '../src/agent/budget.js';
+import { BUDGET_NOTICE } from '../src/agent/limits/budget.js';
 
 const WAIT_MS = 30_000;
 

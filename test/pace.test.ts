@@ -1,8 +1,8 @@
-// The pace guard on its own (src/agent/pace.ts), on a clock of its own:
+// The pace guard on its own (src/agent/limits/pace.ts), on a clock of its own:
 // the limit per minute, the pause, the host exempt, and a table that holds
 // only the correspondents of the last minute.
 import test from 'ava';
-import { makePace } from '../src/agent/pace.js';
+import { makePace } from '../src/agent/limits/pace.js';
 import { makeLogger } from '../src/logging/log.js';
 
 const makeClockedPace = (perMinute: number, pauseMs: number) => {

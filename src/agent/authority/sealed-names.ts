@@ -4,7 +4,7 @@
 import type { SealedDirectory } from '../../toolbox/sealed-powers.js';
 import { CONVERSATIONS_DIRECTORY } from '../../conversations/store.js';
 import { USAGE_NAME } from '../../usage/usage-store.js';
-import { BUDGET_NAME } from '../budget.js';
+import { BUDGET_NAME } from '../limits/budget.js';
 import { SETTINGS_NAME } from '../host/llm-settings.js';
 import { POLICY_NAME } from './approval-policy.js';
 import { GRANTS_NAME } from './approval-grants.js';

@@ -31,9 +31,9 @@ import type { TurnState, TurnStates } from './turn-states.js';
 import { subjectOf, turnFailedNotice, type Subject } from './closing-notices.js';
 import type { HostReports } from '../host/host-reports.js';
 import { answerCommand, commandArgument, commandOf, type ApprovalsView, type Command, type StatusView } from '../host/commands.js';
-import type { UsageAccounts } from '../usage-accounts.js';
-import { BUDGET_NOTICE, type Budget } from '../budget.js';
-import { paceNotice, type Pace } from '../pace.js';
+import type { UsageAccounts } from '../limits/usage-accounts.js';
+import { BUDGET_NOTICE, type Budget } from '../limits/budget.js';
+import { paceNotice, type Pace } from '../limits/pace.js';
 import { petNameIn } from '../authority/sender-names.js';
 import type { Approvals } from '../authority/approvals.js';
 

@@ -3,13 +3,13 @@
 // conversation, counted as they end; the totals stored once the turn has
 // answered (so the write never holds up an answer), in the background,
 // and shown by status().
-import type { Provider, Usage } from '../../providers/types.js';
-import type { GuestPowers, Ref } from '../daemon/endo-types.js';
-import type { Logger } from '../logging/log.js';
-import { builtInPrice, type Prices } from '../usage/prices.js';
-import { makeUsageLedger } from '../usage/usage-ledger.js';
-import { makeUsageStore } from '../usage/usage-store.js';
-import type { TurnUsage } from './turn/turn.js';
+import type { Provider, Usage } from '../../../providers/types.js';
+import type { GuestPowers, Ref } from '../../daemon/endo-types.js';
+import type { Logger } from '../../logging/log.js';
+import { builtInPrice, type Prices } from '../../usage/prices.js';
+import { makeUsageLedger } from '../../usage/usage-ledger.js';
+import { makeUsageStore } from '../../usage/usage-store.js';
+import type { TurnUsage } from '../turn/turn.js';
 
 export interface UsageAccountsOptions {
   readonly provider: Pick<Provider, 'model'>;

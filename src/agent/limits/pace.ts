@@ -7,7 +7,7 @@
 // guard pauses it in turn, which ends the exchange), the rest are set
 // aside, and the host hears of it once per pause. The host is never
 // paused, and commands (no model call) do not count.
-import type { Logger } from '../logging/log.js';
+import type { Logger } from '../../logging/log.js';
 
 /** Correspondents whose pace fae keeps, at most (the least recent goes first). */
 export const PACE_ENTRIES = 1024;

@@ -6,11 +6,11 @@
 // and no model call; the host is told once a day who reached it. The
 // value is read when it changes (fae follows its own names), not per
 // turn, and the built-ins cannot see it (sealed like the conversations).
-import type { GuestPowers, Ref } from '../daemon/endo-types.js';
-import type { Logger } from '../logging/log.js';
-import type { OwnNamesWatch } from '../daemon/own-names.js';
-import { followOwnValue } from '../daemon/own-value.js';
-import { correspondentKeyOf } from '../usage/usage-ledger.js';
+import type { GuestPowers, Ref } from '../../daemon/endo-types.js';
+import type { Logger } from '../../logging/log.js';
+import type { OwnNamesWatch } from '../../daemon/own-names.js';
+import { followOwnValue } from '../../daemon/own-value.js';
+import { correspondentKeyOf } from '../../usage/usage-ledger.js';
 
 export const BUDGET_NAME = 'budget';
 /** Correspondents whose spending today fae keeps, at most (the oldest day goes first). */
