@@ -7,7 +7,7 @@ import { startFaeInDaemon } from './support/fae-harness.js';
 import { makeScriptedProvider } from './support/scripted-provider.js';
 import { messageText } from './support/daemon.js';
 import { FAE_SYSTEM_PROMPT, systemPromptFor } from '../src/agent/turn/system-prompt.js';
-import { BUILT_IN_GROUPS, BUILT_IN_GROUP_NAMES } from '../src/toolbox/built-in-tools.js';
+import { BUILT_IN_GROUPS, BUILT_IN_GROUP_NAMES } from '../src/toolbox/built-ins/built-in-tools.js';
 import { readFaeConfig } from '../src/agent/config.js';
 
 test('with every group the prompt is fae\'s own, byte for byte; with fewer it names only what is offered', t => {

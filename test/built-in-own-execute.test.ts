@@ -1,11 +1,11 @@
-// A built-in's own execute (src/toolbox/built-in-tool.ts), which fae calls
+// A built-in's own execute (src/toolbox/built-ins/built-in-tool.ts), which fae calls
 // instead of going through the exo's guard: it answers and refuses as the
 // exo does, and executeTool uses it.
 import test from 'ava';
 import { E } from '@endo/far';
 import { makeExo } from '@endo/exo';
 import { FaeToolInterface } from '../src/tool-kit/fae-tool-interface.js';
-import { defineBuiltIn, ownExecuteOf, withOwnExecute } from '../src/toolbox/built-in-tool.js';
+import { defineBuiltIn, ownExecuteOf, withOwnExecute } from '../src/toolbox/built-ins/built-in-tool.js';
 import { executeTool } from '../src/toolbox/tools.js';
 import type { FaeTool } from '../src/toolbox/tools.js';
 

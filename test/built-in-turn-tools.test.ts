@@ -1,10 +1,10 @@
-// The turn-bound built-ins (src/toolbox/built-in-turn-tools.ts): one tool
+// The turn-bound built-ins (src/toolbox/built-ins/built-in-turn-tools.ts): one tool
 // each, whose calls bring the scope of the turn that makes them. Two turns
 // calling at once each see their own; a call from outside any turn,
 // through the exo, sees all mail and has no conversation to forget.
 import test from 'ava';
 import { E, Far } from '@endo/far';
-import { makeTurnTools, type TurnScope } from '../src/toolbox/built-in-turn-tools.js';
+import { makeTurnTools, type TurnScope } from '../src/toolbox/built-ins/built-in-turn-tools.js';
 import { executeTool, type FaeTool } from '../src/toolbox/tools.js';
 import type { DaemonAdapter } from '../src/daemon/adapter.js';
 import type { GuestPowers, MessageRecord, Ref } from '../src/daemon/endo-types.js';

@@ -1,5 +1,5 @@
 // fae's stored conversations are sealed from its tools by capability
-// (src/toolbox/sealed-powers.ts). With conversations stored by real turns
+// (src/toolbox/built-ins/sealed-powers.ts). With conversations stored by real turns
 // of two correspondents, the model calls every built-in with every name
 // argument spelt every way we know that lands in the store (and a few that
 // only look alike, and fae's own directory). No result carries a stored

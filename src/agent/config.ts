@@ -1,7 +1,7 @@
 // fae's own settings (the FAE_* variables), read once from the caplet's env
 // and frozen. The LLM settings (LAL_*) belong to providers/config.ts.
 import { stallMsOf } from '../../providers/config.js';
-import { BUILT_IN_GROUP_NAMES, type BuiltInGroup } from '../toolbox/built-in-tools.js';
+import { BUILT_IN_GROUP_NAMES, type BuiltInGroup } from '../toolbox/built-ins/built-in-tools.js';
 import { q } from '@endo/errors';
 import { HELD_LIMIT } from '../conversations/held.js';
 import { readPrices, type Prices } from '../usage/prices.js';

@@ -20,7 +20,7 @@ import { DEFAULT_FAE_NAME, readFaeConfig, type FaeConfig } from './config.js';
 import { makeLearningRedactor, type LearningRedactor, type Redact } from '../logging/redact.js';
 import { redactOutgoingMail } from '../daemon/redacted-mail.js';
 import { logPrefixFor, makeLogger, type Logger } from '../logging/log.js';
-import { builtInsOf, makeBuiltInTools, type BuiltIns } from '../toolbox/built-in-tools.js';
+import { builtInsOf, makeBuiltInTools, type BuiltIns } from '../toolbox/built-ins/built-in-tools.js';
 import { makeToolRegistry, type ToolRegistry } from '../toolbox/tool-registry.js';
 import { provideToolsDirectory } from '../toolbox/tools-directory.js';
 import { moveIntroducedTools } from '../toolbox/introduced-tools.js';

@@ -10,7 +10,7 @@ import { randomUUID } from 'node:crypto';
 import { E } from '@endo/far';
 import type { FaeToolMethods, Ref } from '../daemon/endo-types.js';
 import { callNear } from '../daemon/near-call.js';
-import { ownExecuteOf } from './built-in-tool.js';
+import { ownExecuteOf } from './built-ins/built-in-tool.js';
 
 type Tool = Ref<FaeToolMethods>;
 type Args = Readonly<Record<string, unknown>>;

@@ -3,7 +3,7 @@
 // when the model makes it. The daemon stops when the test ends, pass or fail.
 import type { ExecutionContext } from 'ava';
 import { E } from '@endo/far';
-import { makeBuiltInTools, type BuiltInToolHooks } from '../../src/toolbox/built-in-tools.js';
+import { makeBuiltInTools, type BuiltInToolHooks } from '../../src/toolbox/built-ins/built-in-tools.js';
 import { detectDialect, specialNames } from '../../src/daemon/dialect.js';
 import { makeLocalDaemon, type LocalDaemon } from './daemon.js';
 

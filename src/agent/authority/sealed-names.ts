@@ -1,7 +1,7 @@
 // The top-level names of fae's directory that no built-in tool may reach
 // (sealed-powers.ts): what fae keeps for itself and what the host sets for
 // it. Each says what it holds, for the one refusal the model reads.
-import type { SealedDirectory } from '../../toolbox/sealed-powers.js';
+import type { SealedDirectory } from '../../toolbox/built-ins/sealed-powers.js';
 import { CONVERSATIONS_DIRECTORY } from '../../conversations/store.js';
 import { USAGE_NAME } from '../../usage/usage-store.js';
 import { BUDGET_NAME } from '../limits/budget.js';

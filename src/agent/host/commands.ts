@@ -6,7 +6,7 @@
 import type { InboxMessage } from '../../daemon/adapter.js';
 import { messageText } from '../../daemon/message-format.js';
 import type { DiscoveredTools } from '../../toolbox/tools.js';
-import { BUILT_IN_GROUPS } from '../../toolbox/built-in-tools.js';
+import { BUILT_IN_GROUPS } from '../../toolbox/built-ins/built-in-tools.js';
 
 export type Command = 'help' | 'tools' | 'status' | 'forget' | 'settings' | 'approvals' | 'revoke';
 

@@ -13,7 +13,7 @@ import type { Logger } from '../../logging/log.js';
 import type { Redact } from '../../logging/redact.js';
 import type { Conversations, OpenTurn } from '../../conversations/conversations.js';
 import { correspondentPrefix } from '../../conversations/threads.js';
-import type { TurnScope } from '../../toolbox/built-in-turn-tools.js';
+import type { TurnScope } from '../../toolbox/built-ins/built-in-turn-tools.js';
 import type { DiscoveredTools } from '../../toolbox/tools.js';
 import { formatIncomingMessage } from '../../daemon/message-format.js';
 import { troubleOf } from '../../../providers/errors.js';

@@ -3,13 +3,13 @@
 // tool, the iteration cap is reached, or the agent is cancelled.
 import type { ChatMessage, ChatOptions, Provider, ToolCall, ToolSchema, Usage } from '../../../providers/types.js';
 import type { DiscoveredTools } from '../../toolbox/tools.js';
-import type { TurnScope } from '../../toolbox/built-in-turn-tools.js';
+import type { TurnScope } from '../../toolbox/built-ins/built-in-turn-tools.js';
 import { executeTool } from '../../toolbox/tools.js';
 import { extractToolCallsFromContent, stripThinkBlocks } from '../../toolbox/extract-tool-calls.js';
 import type { MakeCallId } from '../../toolbox/extract-tool-calls.js';
 import { parseToolArguments } from '../../toolbox/tool-arguments.js';
 import { errorAsText, resultAsText } from '../../toolbox/result-text.js';
-import { rejectionResult, rejectionText } from '../../toolbox/rejection-text.js';
+import { rejectionResult, rejectionText } from '../../toolbox/built-ins/rejection-text.js';
 import { cutMiddle } from '../../tool-kit/cut-middle.js';
 import type { Logger } from '../../logging/log.js';
 import type { Cancellation } from './cancellation.js';

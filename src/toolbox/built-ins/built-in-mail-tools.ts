@@ -9,11 +9,11 @@
 // name), sends the request and returns. The answer lands under the name
 // the model chose, and its outcome is logged.
 import { E } from '@endo/far';
-import type { GuestPowers, MessageRecord, NameOrPath, Ref } from '../daemon/endo-types.js';
-import type { Logger } from '../logging/log.js';
-import type { DaemonAdapter } from '../daemon/adapter.js';
-import type { FaeTool } from './tools.js';
-import { toMessageNumber } from './tool-arguments.js';
+import type { GuestPowers, MessageRecord, NameOrPath, Ref } from '../../daemon/endo-types.js';
+import type { Logger } from '../../logging/log.js';
+import type { DaemonAdapter } from '../../daemon/adapter.js';
+import type { FaeTool } from '../tools.js';
+import { toMessageNumber } from '../tool-arguments.js';
 import { readFlag, readNamePath, readOptionalString, readString } from './built-in-arguments.js';
 import { MESSAGE_NUMBER, PET_NAME_PATH, REPLACE, defineBuiltIn, showPath } from './built-in-tool.js';
 

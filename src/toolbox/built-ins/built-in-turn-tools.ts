@@ -10,14 +10,14 @@
 import { E } from '@endo/far';
 import { makeExo } from '@endo/exo';
 import { q } from '@endo/errors';
-import { FaeToolInterface } from '../tool-kit/fae-tool-interface.js';
-import type { GuestPowers, MessageRecord, Ref } from '../daemon/endo-types.js';
-import type { DaemonAdapter } from '../daemon/adapter.js';
-import type { FaeTool } from './tools.js';
+import { FaeToolInterface } from '../../tool-kit/fae-tool-interface.js';
+import type { GuestPowers, MessageRecord, Ref } from '../../daemon/endo-types.js';
+import type { DaemonAdapter } from '../../daemon/adapter.js';
+import type { FaeTool } from '../tools.js';
 import { EDGE_NAMES, PET_NAMES, STRINGS, builtInSchema, withOwnExecute, type Args } from './built-in-tool.js';
 import { readNamePath, readStringArray } from './built-in-arguments.js';
 import { assertSaysSomething } from './message-content.js';
-import { messageText } from '../daemon/message-format.js';
+import { messageText } from '../../daemon/message-format.js';
 
 /** What a turn tells the built-ins it calls. */
 export interface TurnScope {

@@ -4,11 +4,11 @@
 // ones bound to the turn that calls them (send, listMessages,
 // forgetConversation; built-in-turn-tools.ts), and lal's directory, mail
 // and inspection tools (built-in-{directory,mail,inspection}-tools.ts).
-import type { GuestPowers, Ref } from '../daemon/endo-types.js';
-import type { DiscoveredTools, FaeTool } from './tools.js';
-import type { DaemonAdapter } from '../daemon/adapter.js';
-import { makeDaemonAdapter } from '../daemon/adapter.js';
-import type { Logger } from '../logging/log.js';
+import type { GuestPowers, Ref } from '../../daemon/endo-types.js';
+import type { DiscoveredTools, FaeTool } from '../tools.js';
+import type { DaemonAdapter } from '../../daemon/adapter.js';
+import { makeDaemonAdapter } from '../../daemon/adapter.js';
+import type { Logger } from '../../logging/log.js';
 import { makeDirectoryTools } from './built-in-directory-tools.js';
 import { withNameChangeNotice } from './name-change-notice.js';
 import { makeMailTools } from './built-in-mail-tools.js';

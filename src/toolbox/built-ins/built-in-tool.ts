@@ -5,9 +5,9 @@
 // the call would do something the model did not ask for.
 import { makeExo } from '@endo/exo';
 import { q } from '@endo/errors';
-import { FaeToolInterface } from '../tool-kit/fae-tool-interface.js';
-import type { JsonSchema, ToolSchema } from '../../providers/types.js';
-import type { FaeTool } from './tools.js';
+import { FaeToolInterface } from '../../tool-kit/fae-tool-interface.js';
+import type { JsonSchema, ToolSchema } from '../../../providers/types.js';
+import type { FaeTool } from '../tools.js';
 import type { TurnScope } from './built-in-turn-tools.js';
 
 export type Args = Readonly<Record<string, unknown>>;

@@ -17,10 +17,10 @@
 // seal.
 import { E, Far } from '@endo/far';
 import { q } from '@endo/errors';
-import type { GuestPowers, NameOrPath, Ref } from '../daemon/endo-types.js';
-import type { DaemonAdapter } from '../daemon/adapter.js';
-import { formulaIdOf } from '../daemon/dialect.js';
-import { callNear } from '../daemon/near-call.js';
+import type { GuestPowers, NameOrPath, Ref } from '../../daemon/endo-types.js';
+import type { DaemonAdapter } from '../../daemon/adapter.js';
+import { formulaIdOf } from '../../daemon/dialect.js';
+import { callNear } from '../../daemon/near-call.js';
 import { rejectionText } from './rejection-text.js';
 
 /** A top-level name of fae's directory that no tool may reach. */

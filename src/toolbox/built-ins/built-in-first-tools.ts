@@ -5,16 +5,16 @@
 // sender may have no pet name in fae's directory).
 import { E } from '@endo/far';
 import { makeExo } from '@endo/exo';
-import { FaeToolInterface } from '../tool-kit/fae-tool-interface.js';
-import type { GuestPowers, Ref } from '../daemon/endo-types.js';
-import type { DiscoveredTools, FaeTool } from './tools.js';
-import { TOOLS_DIRECTORY } from './tools.js';
-import { formulaIdOf } from '../daemon/dialect.js';
-import { callNear } from '../daemon/near-call.js';
-import type { JsonSchema } from '../../providers/types.js';
-import { toMessageNumber } from './tool-arguments.js';
+import { FaeToolInterface } from '../../tool-kit/fae-tool-interface.js';
+import type { GuestPowers, Ref } from '../../daemon/endo-types.js';
+import type { DiscoveredTools, FaeTool } from '../tools.js';
+import { TOOLS_DIRECTORY } from '../tools.js';
+import { formulaIdOf } from '../../daemon/dialect.js';
+import { callNear } from '../../daemon/near-call.js';
+import type { JsonSchema } from '../../../providers/types.js';
+import { toMessageNumber } from '../tool-arguments.js';
 import { readNamePath, readString, readStringArray } from './built-in-arguments.js';
-import type { DaemonAdapter } from '../daemon/adapter.js';
+import type { DaemonAdapter } from '../../daemon/adapter.js';
 import { assertSaysSomething } from './message-content.js';
 import { EDGE_NAMES, PET_NAMES, STRINGS, builtInSchema, withOwnExecute } from './built-in-tool.js';
 import type { BuiltInToolHooks } from './built-in-tools.js';
