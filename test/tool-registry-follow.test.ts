@@ -7,8 +7,8 @@ import { makePromiseKit } from '@endo/promise-kit';
 import { makeLocalDaemon } from './support/daemon.js';
 import { makeFollowReader } from '../src/daemon/follow-reader.js';
 import { installTool, waitForLog } from './support/registry-tools.js';
-import { makeToolRegistry } from '../src/toolbox/tool-registry.js';
-import type { NameChange } from '../src/toolbox/tools-follower.js';
+import { makeToolRegistry } from '../src/toolbox/registry/tool-registry.js';
+import type { NameChange } from '../src/toolbox/registry/tools-follower.js';
 import { makeLogger } from '../src/logging/log.js';
 import { makeEnvRedactor } from '../src/logging/redact.js';
 

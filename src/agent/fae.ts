@@ -21,9 +21,9 @@ import { makeLearningRedactor, type LearningRedactor, type Redact } from '../log
 import { redactOutgoingMail } from '../daemon/redacted-mail.js';
 import { logPrefixFor, makeLogger, type Logger } from '../logging/log.js';
 import { builtInsOf, makeBuiltInTools, type BuiltIns } from '../toolbox/built-ins/built-in-tools.js';
-import { makeToolRegistry, type ToolRegistry } from '../toolbox/tool-registry.js';
-import { provideToolsDirectory } from '../toolbox/tools-directory.js';
-import { moveIntroducedTools } from '../toolbox/introduced-tools.js';
+import { makeToolRegistry, type ToolRegistry } from '../toolbox/registry/tool-registry.js';
+import { provideToolsDirectory } from '../toolbox/registry/tools-directory.js';
+import { moveIntroducedTools } from '../toolbox/registry/introduced-tools.js';
 import { systemPromptWith } from './turn/system-prompt.js';
 import { makeConversations, type Conversations } from '../conversations/conversations.js';
 import { followInbox } from './turn/inbox.js';

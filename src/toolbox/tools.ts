@@ -19,7 +19,7 @@ import type { TurnScope } from './built-ins/built-in-turn-tools.js';
 import type { Logger } from '../logging/log.js';
 import type { FaeToolMethods, GuestPowers, Ref } from '../daemon/endo-types.js';
 import { silentLogger } from '../logging/log.js';
-import { makeToolReports, offerTools, type BuiltInTool, type ToolCandidate } from './offered-tools.js';
+import { makeToolReports, offerTools, type BuiltInTool, type ToolCandidate } from './registry/offered-tools.js';
 
 /** A FaeTool: a local exo or a remote presence; only E() is used on it. */
 export type FaeTool = Ref<FaeToolMethods>;

@@ -10,22 +10,22 @@
 // fae never works from a set it cannot vouch for. FAE_TOOL_DISCOVERY=list
 // keeps that listing behaviour for good (the naive mode the bench compares).
 import { E } from '@endo/far';
-import type { GuestPowers, Ref } from '../daemon/endo-types.js';
-import type { Logger } from '../logging/log.js';
-import { silentLogger } from '../logging/log.js';
-import { makeFollowReader } from '../daemon/follow-reader.js';
-import { withTimeout } from '../timeout.js';
-import { discoverTools, TOOLS_DIRECTORY } from './tools.js';
-import type { DiscoveredTools, FaeTool } from './tools.js';
+import type { GuestPowers, Ref } from '../../daemon/endo-types.js';
+import type { Logger } from '../../logging/log.js';
+import { silentLogger } from '../../logging/log.js';
+import { makeFollowReader } from '../../daemon/follow-reader.js';
+import { withTimeout } from '../../timeout.js';
+import { discoverTools, TOOLS_DIRECTORY } from '../tools.js';
+import type { DiscoveredTools, FaeTool } from '../tools.js';
 import { assembleTools, readBuiltIns, readToolEntry } from './tool-entries.js';
 import type { ToolEntry } from './tool-entries.js';
 import { makeToolReports } from './offered-tools.js';
 import { followToolsDirectory } from './tools-follower.js';
 import { watchToolsBinding } from './tools-binding.js';
 import type { NameChange, OpenFollower } from './tools-follower.js';
-import { watchOwnNames } from '../daemon/own-names.js';
-import { DEFAULT_RETRY_MS, type RetryMs } from '../daemon/backoff.js';
-import type { OwnNamesWatch } from '../daemon/own-names.js';
+import { watchOwnNames } from '../../daemon/own-names.js';
+import { DEFAULT_RETRY_MS, type RetryMs } from '../../daemon/backoff.js';
+import type { OwnNamesWatch } from '../../daemon/own-names.js';
 
 export type ToolDiscovery = 'follow' | 'list';
 

@@ -4,8 +4,8 @@
 // also watches its own top-level names (src/daemon/own-names.ts), only to
 // see the `tools` binding come to name another formula (or go); the
 // registry then follows the directory that is there now.
-import type { OwnNamesWatch } from '../daemon/own-names.js';
-import { TOOLS_DIRECTORY } from './tools.js';
+import type { OwnNamesWatch } from '../../daemon/own-names.js';
+import { TOOLS_DIRECTORY } from '../tools.js';
 
 export const watchToolsBinding = (ownNames: OwnNamesWatch, onRebound: () => void) => {
   // The id `tools` named when first seen; undefined until then.

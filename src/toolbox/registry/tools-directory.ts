@@ -8,12 +8,12 @@
 // upstream daemon can collect a new directory's store if a collection
 // pass lands while the directory is being made (new-directory.ts).
 import { E } from '@endo/far';
-import type { GuestPowers, Ref } from '../daemon/endo-types.js';
-import { TOOLS_DIRECTORY } from './tools.js';
-import type { Logger } from '../logging/log.js';
-import { makeUsableDirectory } from '../daemon/new-directory.js';
-import { DEFAULT_RETRY_MS, retrying } from '../daemon/backoff.js';
-import { plainDataAt } from '../daemon/plain-data.js';
+import type { GuestPowers, Ref } from '../../daemon/endo-types.js';
+import { TOOLS_DIRECTORY } from '../tools.js';
+import type { Logger } from '../../logging/log.js';
+import { makeUsableDirectory } from '../../daemon/new-directory.js';
+import { DEFAULT_RETRY_MS, retrying } from '../../daemon/backoff.js';
+import { plainDataAt } from '../../daemon/plain-data.js';
 
 /** Tries of each call before fae goes on without judging. */
 const ATTEMPTS = 3;

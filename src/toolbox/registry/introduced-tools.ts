@@ -5,13 +5,13 @@
 // is bounded in time, and all entries are examined at once.
 import { E } from '@endo/far';
 import { q } from '@endo/errors';
-import type { FaeToolMethods, GuestPowers, Ref } from '../daemon/endo-types.js';
-import { checkToolSchema } from './tool-schema.js';
-import { TOOLS_DIRECTORY } from './tools.js';
-import { withTimeout } from '../timeout.js';
-import type { Logger } from '../logging/log.js';
-import { isPetName } from '../daemon/pet-name.js';
-import { mayBeRemote } from '../daemon/plain-data.js';
+import type { FaeToolMethods, GuestPowers, Ref } from '../../daemon/endo-types.js';
+import { checkToolSchema } from '../tool-schema.js';
+import { TOOLS_DIRECTORY } from '../tools.js';
+import { withTimeout } from '../../timeout.js';
+import type { Logger } from '../../logging/log.js';
+import { isPetName } from '../../daemon/pet-name.js';
+import { mayBeRemote } from '../../daemon/plain-data.js';
 
 const FAE_TOOL_METHODS = ['schema', 'execute', 'help'];
 

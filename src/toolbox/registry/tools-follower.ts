@@ -6,13 +6,13 @@
 // the subscription has caught up when every listed name has been seen.
 // A subscription that ends or fails is made again after a growing pause.
 import { E } from '@endo/far';
-import type { GuestPowers, Ref } from '../daemon/endo-types.js';
-import { readNameChange } from '../daemon/name-changes.js';
-import { backoffMs, pause, type RetryMs } from '../daemon/backoff.js';
-import type { NameChange, OpenFollower, PetNameChange } from '../daemon/name-changes.js';
-import { TOOLS_DIRECTORY } from './tools.js';
+import type { GuestPowers, Ref } from '../../daemon/endo-types.js';
+import { readNameChange } from '../../daemon/name-changes.js';
+import { backoffMs, pause, type RetryMs } from '../../daemon/backoff.js';
+import type { NameChange, OpenFollower, PetNameChange } from '../../daemon/name-changes.js';
+import { TOOLS_DIRECTORY } from '../tools.js';
 
-export type { NameChange, OpenFollower } from '../daemon/name-changes.js';
+export type { NameChange, OpenFollower } from '../../daemon/name-changes.js';
 
 /** A change in tools/, with the formula id an added name now points at. */
 export type ToolsChange = PetNameChange;

@@ -4,13 +4,13 @@
 // by the same function as discoverTools's (offered-tools.ts).
 import { E, Far } from '@endo/far';
 import { q } from '@endo/errors';
-import type { ToolSchema } from '../../providers/types.js';
-import type { FaeToolMethods } from '../daemon/endo-types.js';
-import { checkToolSchema } from './tool-schema.js';
-import { withTimeout } from '../timeout.js';
-import { cancelCall, executeWithCallId } from './tool-cancellation.js';
-import { TOOLS_DIRECTORY } from './tools.js';
-import type { DiscoveredTools, FaeTool } from './tools.js';
+import type { ToolSchema } from '../../../providers/types.js';
+import type { FaeToolMethods } from '../../daemon/endo-types.js';
+import { checkToolSchema } from '../tool-schema.js';
+import { withTimeout } from '../../timeout.js';
+import { cancelCall, executeWithCallId } from '../tool-cancellation.js';
+import { TOOLS_DIRECTORY } from '../tools.js';
+import type { DiscoveredTools, FaeTool } from '../tools.js';
 import { offerTools, type BuiltInTool, type ToolCandidate, type ToolReports } from './offered-tools.js';
 
 /** One schema read, done once per (pet name, formula id). */

@@ -10,9 +10,9 @@
 // and the same tools always get the same names. Of two tools under tools/
 // with one name, the first keeps it and the other is skipped, as before.
 import { q } from '@endo/errors';
-import type { ToolSchema } from '../../providers/types.js';
-import type { Logger } from '../logging/log.js';
-import type { DiscoveredTools, FaeTool, OfferedOrigin } from './tools.js';
+import type { ToolSchema } from '../../../providers/types.js';
+import type { Logger } from '../../logging/log.js';
+import type { DiscoveredTools, FaeTool, OfferedOrigin } from '../tools.js';
 
 /** A tool under tools/ whose schema was read and checked. */
 export interface ToolCandidate {
