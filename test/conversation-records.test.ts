@@ -1,11 +1,11 @@
-// checkRecord (src/conversations/records.ts) on summary records: the
+// checkRecord (src/conversations/store/records.ts) on summary records: the
 // optional list of ids folded into the summary is checked like the rest;
 // checkNode on chunks of turns: each turn checked, in sequence, as its own;
 // nodeValue and parseNode: a node holds its record's JSON text;
 // redactMessage: a message is stored redacted, copied only when it must be.
 import test from 'ava';
 import { passStyleOf, type Passable } from '@endo/marshal';
-import { checkNode, checkRecord, nodeValue, parseNode, RECORD_VERSION, redactMessage, type TurnRecord } from '../src/conversations/records.js';
+import { checkNode, checkRecord, nodeValue, parseNode, RECORD_VERSION, redactMessage, type TurnRecord } from '../src/conversations/store/records.js';
 import { makeRedactor } from '../src/logging/redact.js';
 import type { ChatMessage } from '../providers/types.js';
 

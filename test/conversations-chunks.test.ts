@@ -1,4 +1,4 @@
-// Chunks (src/conversations/store.ts, records.ts): a conversation's turns
+// Chunks (src/conversations/store/store.ts, records.ts): a conversation's turns
 // are kept a chunk per node, the latest chunk rewritten with each turn
 // until it holds CHUNK_TURNS, so that reading a conversation back after a
 // restart (or once it fell out of memory) takes one lookup per chunk, not
@@ -12,7 +12,7 @@ import { makeScriptedProvider, type RecordedRequest } from './support/scripted-p
 import { fromSelf, messageText, nextMessage, specialNames } from './support/daemon.js';
 import { faultyPowers, makeFaults } from './support/faulty-powers.js';
 import { storedNodes, storedRecords, untilStored } from './support/stored-nodes.js';
-import { CHUNK_TURNS } from '../src/conversations/store.js';
+import { CHUNK_TURNS } from '../src/conversations/store/store.js';
 
 const WAIT_MS = 30_000;
 const BUSY_TIMEOUT_MS = 300_000;

@@ -1,7 +1,7 @@
 // The store's index finds a correspondent's stored conversations without a
 // scan of everyone's, as threads are stored and removed.
 import test from 'ava';
-import { makeStoreIndex } from '../src/conversations/store-index.js';
+import { makeStoreIndex } from '../src/conversations/store/store-index.js';
 import { conversationKey } from '../src/conversations/threads.js';
 
 test("a correspondent's keys are found as threads come and go", t => {

@@ -27,7 +27,7 @@ import { provideToolCaplets } from '../provisioning/tool-caplets.js';
 import { provideFae, retireFae, startFae } from '../provisioning/fae-caplet.js';
 import type { PendingAnswers } from './pending.js';
 import { makeChatApprovals, type WaitingApproval } from './approvals.js';
-import { CONVERSATIONS_DIRECTORY } from '../conversations/store.js';
+import { CONVERSATIONS_DIRECTORY } from '../conversations/store/store.js';
 
 /** The tools the user can mail to fae with /give. */
 export const CHAT_TOOLS: readonly ToolCaplet[] = harden([...EXAMPLE_TOOLS, ...FS_TOOLS]);

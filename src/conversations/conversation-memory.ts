@@ -9,8 +9,8 @@ import type { Logger } from '../logging/log.js';
 import type { Redact } from '../logging/redact.js';
 import { conversationFromRecords, freshConversation, idsOfConversation, type Conversation } from './conversation-state.js';
 import { makeHeldConversations } from './held.js';
-import type { ConversationStore } from './store.js';
-import { makeStoreSync } from './store-sync.js';
+import type { ConversationStore } from './store/store.js';
+import { makeStoreSync } from './store/store-sync.js';
 import { conversationKey } from './threads.js';
 
 export interface ConversationMemoryOptions {

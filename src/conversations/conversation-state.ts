@@ -3,8 +3,8 @@
 // has of it (store-sync.ts). A conversation starts fresh, or from the
 // records read back from the store.
 import type { ChatMessage } from '../../providers/types.js';
-import type { ConversationRecord } from './records.js';
-import { SYNCED_FROM_START, type SyncedConversation } from './store-sync.js';
+import type { ConversationRecord } from './store/records.js';
+import { SYNCED_FROM_START, type SyncedConversation } from './store/store-sync.js';
 
 export interface Turn {
   readonly seq: number;

@@ -32,7 +32,7 @@ import { makeOwnCopyLinks } from './own-copy-links.js';
 import { makeRequestMeter } from './request-meter.js';
 import { makeRequests } from './requests.js';
 import { conversationsStatus } from './status.js';
-import { makeConversationStore } from './store.js';
+import { makeConversationStore } from './store/store.js';
 import { makeThreadFinder } from './thread-finder.js';
 import { makeTurnLines } from './turn-lines.js';
 

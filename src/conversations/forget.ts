@@ -7,7 +7,7 @@ import type { Logger } from '../logging/log.js';
 import type { Redact } from '../logging/redact.js';
 import type { ConversationMemory } from './conversation-memory.js';
 import type { OwnCopyLinks } from './own-copy-links.js';
-import type { ConversationStore } from './store.js';
+import type { ConversationStore } from './store/store.js';
 import type { TurnLines } from './turn-lines.js';
 
 export interface ForgetOptions {

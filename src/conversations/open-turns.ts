@@ -11,9 +11,9 @@ import type { Conversation } from './conversation-state.js';
 import type { ConversationMemory } from './conversation-memory.js';
 import type { OwnCopyLinks } from './own-copy-links.js';
 import { holdsMessage } from './conversation-state.js';
-import { redactMessage } from './records.js';
+import { redactMessage } from './store/records.js';
 import type { Requests } from './requests.js';
-import { behindInTurns } from './store-sync.js';
+import { behindInTurns } from './store/store-sync.js';
 import type { ThreadFinder } from './thread-finder.js';
 import type { TurnLines } from './turn-lines.js';
 

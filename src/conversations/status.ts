@@ -4,7 +4,7 @@
 import type { ChatMessage } from '../../providers/types.js';
 import type { Conversation } from './conversation-state.js';
 import type { ConversationMemory } from './conversation-memory.js';
-import type { ConversationStore } from './store.js';
+import type { ConversationStore } from './store/store.js';
 import { estimateMessages } from './tokens.js';
 
 export const conversationsStatus = (

@@ -2,7 +2,7 @@
 // (sealed-powers.ts): what fae keeps for itself and what the host sets for
 // it. Each says what it holds, for the one refusal the model reads.
 import type { SealedDirectory } from '../../toolbox/built-ins/sealed-powers.js';
-import { CONVERSATIONS_DIRECTORY } from '../../conversations/store.js';
+import { CONVERSATIONS_DIRECTORY } from '../../conversations/store/store.js';
 import { USAGE_NAME } from '../../usage/usage-store.js';
 import { BUDGET_NAME } from '../limits/budget.js';
 import { SETTINGS_NAME } from '../host/llm-settings.js';

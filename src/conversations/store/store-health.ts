@@ -3,9 +3,9 @@
 // end one event. Meanwhile a retry runs in the background, pausing with
 // backoff between tries, until what was left unstored is stored (turns
 // also retry on their own, so a store that is back is used at once).
-import type { Logger } from '../logging/log.js';
-import type { Redact } from '../logging/redact.js';
-import { DEFAULT_RETRY_MS, backoffMs, pause, type RetryMs } from '../daemon/backoff.js';
+import type { Logger } from '../../logging/log.js';
+import type { Redact } from '../../logging/redact.js';
+import { DEFAULT_RETRY_MS, backoffMs, pause, type RetryMs } from '../../daemon/backoff.js';
 
 export interface StoreHealthOptions {
   readonly logger: Logger;

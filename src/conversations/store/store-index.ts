@@ -4,7 +4,7 @@
 // read in this incarnation (only then may a new generation replace it).
 // Kept by correspondent too, so that one correspondent's threads are found
 // without a scan of everyone's.
-import { correspondentPrefix } from './threads.js';
+import { correspondentPrefix } from '../threads.js';
 
 /** The length of a key's correspondent part (threads.ts). */
 const PREFIX_LENGTH = correspondentPrefix('').length;

@@ -6,13 +6,13 @@
 // Nothing is written before the store is listed, and nothing of a
 // conversation whose stored turns could not be read: its stored turns are
 // read first, then the turns answered meanwhile go after them.
-import type { ChatMessage } from '../../providers/types.js';
-import type { Logger } from '../logging/log.js';
-import type { Redact } from '../logging/redact.js';
+import type { ChatMessage } from '../../../providers/types.js';
+import type { Logger } from '../../logging/log.js';
+import type { Redact } from '../../logging/redact.js';
 import { RECORD_VERSION, type ConversationRecord } from './records.js';
 import type { ConversationStore } from './store.js';
 import { makeStoreHealth } from './store-health.js';
-import { makeKeyedQueue } from './keyed-queue.js';
+import { makeKeyedQueue } from '../keyed-queue.js';
 
 export interface SyncedTurn {
   readonly seq: number;

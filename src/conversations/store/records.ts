@@ -4,10 +4,10 @@
 // read as ever. Every text is run through the redactor before it is
 // stored, so no secret is ever kept.
 import { q } from '@endo/errors';
-import type { ChatMessage, ToolCall } from '../../providers/types.js';
-import type { Redact } from '../logging/redact.js';
-import { readStoredText } from '../daemon/stored-text.js';
-import { isRecord } from '../is-record.js';
+import type { ChatMessage, ToolCall } from '../../../providers/types.js';
+import type { Redact } from '../../logging/redact.js';
+import { readStoredText } from '../../daemon/stored-text.js';
+import { isRecord } from '../../is-record.js';
 
 export const RECORD_VERSION = 1;
 

@@ -23,14 +23,14 @@ import { E } from '@endo/far';
 import { q } from '@endo/errors';
 import { passStyleOf } from '@endo/marshal';
 import type { Passable } from '@endo/marshal';
-import type { GuestPowers, Ref } from '../daemon/endo-types.js';
-import type { Logger } from '../logging/log.js';
-import { DEFAULT_RETRY_MS, retrying } from '../daemon/backoff.js';
-import { plainDataAt } from '../daemon/plain-data.js';
+import type { GuestPowers, Ref } from '../../daemon/endo-types.js';
+import type { Logger } from '../../logging/log.js';
+import { DEFAULT_RETRY_MS, retrying } from '../../daemon/backoff.js';
+import { plainDataAt } from '../../daemon/plain-data.js';
 import { checkNode, nodeName, nodeValue, parseNode, seqOfNodeName, type ConversationRecord } from './records.js';
-import { conversationKey } from './threads.js';
+import { conversationKey } from '../threads.js';
 import { makeStoreIndex } from './store-index.js';
-import { makeUsableDirectory } from '../daemon/new-directory.js';
+import { makeUsableDirectory } from '../../daemon/new-directory.js';
 
 export const CONVERSATIONS_DIRECTORY = 'conversations';
 
