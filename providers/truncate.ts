@@ -5,7 +5,7 @@
 // reached back to the latest user turn when a long turn filled the window,
 // so the "limit" could be passed; here it is an exact ceiling. Lists are
 // joined by concat, not spread, which lockdown makes slow on long arrays
-// (conversations/requests.ts), and frozen, not hardened: their messages
+// (conversations/requests/requests.ts), and frozen, not hardened: their messages
 // are immutable already, and hardening a list of a thousand read every
 // element's descriptor at every request.
 import type { ChatMessage } from './types.js';

@@ -4,7 +4,7 @@
 // (held.ts) holds none a conversation no longer holds.
 import test from 'ava';
 import type { ChatMessage, Provider } from '../providers/types.js';
-import { makeCompaction } from '../src/conversations/compaction.js';
+import { makeCompaction } from '../src/conversations/requests/compaction.js';
 import { EARLIER_IDS, freshConversation, holdsMessage, type Conversation } from '../src/conversations/conversation-state.js';
 import { makeLogger } from '../src/logging/log.js';
 import { makeRedactor } from '../src/logging/redact.js';

@@ -6,7 +6,7 @@ import { E } from '@endo/far';
 import { startFaeInDaemon } from './support/fae-harness.js';
 import { makeScriptedProvider, type RecordedRequest } from './support/scripted-provider.js';
 import { messageText, specialNames } from './support/daemon.js';
-import { estimateRequest } from '../src/conversations/tokens.js';
+import { estimateRequest } from '../src/conversations/requests/tokens.js';
 
 /** Generous: the machine running the tests may be busy (no timing is asserted). */
 const WAIT_MS = 30_000;

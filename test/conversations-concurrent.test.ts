@@ -8,7 +8,7 @@ import test from 'ava';
 import type { ExecutionContext } from 'ava';
 import { makePromiseKit, type PromiseKit } from '@endo/promise-kit';
 import type { ChatMessage, ChatResult } from '../providers/types.js';
-import { makeRequestMeter } from '../src/conversations/request-meter.js';
+import { makeRequestMeter } from '../src/conversations/requests/request-meter.js';
 import { conversationKey } from '../src/conversations/threads.js';
 import { SYSTEM_PROMPT, answer, mail, requestTexts, setUpConversations } from './support/conversation-turns.js';
 

@@ -12,7 +12,7 @@ import type { ConversationMemory } from './conversation-memory.js';
 import type { OwnCopyLinks } from './own-copy-links.js';
 import { holdsMessage } from './conversation-state.js';
 import { redactMessage } from './store/records.js';
-import type { Requests } from './requests.js';
+import type { Requests } from './requests/requests.js';
 import { behindInTurns } from './store/store-sync.js';
 import type { ThreadFinder } from './thread-finder.js';
 import type { TurnLines } from './turn-lines.js';

@@ -5,7 +5,7 @@ import type { ChatMessage } from '../../providers/types.js';
 import type { Conversation } from './conversation-state.js';
 import type { ConversationMemory } from './conversation-memory.js';
 import type { ConversationStore } from './store/store.js';
-import { estimateMessages } from './tokens.js';
+import { estimateMessages } from './requests/tokens.js';
 
 export const conversationsStatus = (
   memory: ConversationMemory,

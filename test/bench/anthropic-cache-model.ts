@@ -15,7 +15,7 @@
 // Entries live five minutes from their last use; a bench run is shorter,
 // so none expires here. Tokens are estimated as bytes / 4 of each block's
 // JSON as sent (without its marker), the estimate fae's own budget starts
-// from (src/conversations/tokens.ts).
+// from (src/conversations/requests/tokens.ts).
 import { createHash } from 'node:crypto';
 
 // `any`: wire JSON, indexed freely.

@@ -10,7 +10,7 @@ import { E } from '@endo/far';
 import { startFaeInDaemon } from '../support/fae-harness.js';
 import { makeScriptedProvider, type RecordedRequest } from '../support/scripted-provider.js';
 import { canCollectGarbage, settledHeapUsed } from '../support/garbage.js';
-import { estimateRequest } from '../../src/conversations/tokens.js';
+import { estimateRequest } from '../../src/conversations/requests/tokens.js';
 import { stopQuietly } from './counted-fae.js';
 import { startIsolatedFae, type HeapReading } from './isolated-fae.js';
 

@@ -11,7 +11,7 @@
 import { E } from '@endo/far';
 import { createProvider } from '../../providers/index.js';
 import { DEFAULT_ANTHROPIC_MODEL } from '../../providers/config.js';
-import { estimateRequest } from '../../src/conversations/tokens.js';
+import { estimateRequest } from '../../src/conversations/requests/tokens.js';
 import { builtInPrice } from '../../src/usage/prices.js';
 import { startFaeInDaemon } from '../support/fae-harness.js';
 import { startLlmServer, type LlmServer } from '../support/llm-server.js';
@@ -122,7 +122,7 @@ const benchConversation = async () => {
   console.log(
     `${MESSAGES} messages (tool calls, an adoption, FAE_CONTEXT_TOKENS=${CONTEXT_TOKENS}): ${bodies.length} requests, ${summaries} of them summaries, through fae's Anthropic adapter to a loopback server`,
   );
-  console.log(`tokens are bytes / 4 of each block's JSON as sent (the plain ratio of src/conversations/tokens.ts)`);
+  console.log(`tokens are bytes / 4 of each block's JSON as sent (the plain ratio of src/conversations/requests/tokens.ts)`);
   console.log(`input tokens sent: ${thousands(sent)}`);
   reportShares(whys, bodies);
   reportBill(bodies);

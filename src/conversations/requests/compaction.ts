@@ -4,10 +4,10 @@
 // folded whole, so a tool call is never separated from its result.
 // makeCompaction decides how many turns to fold and in which batches, and
 // keeps the conversation's books (the ids folded, what is left to store).
-import type { ChatMessage, ChatOptions, Provider, ToolSchema, Usage } from '../../providers/types.js';
-import type { Logger } from '../logging/log.js';
-import type { Redact } from '../logging/redact.js';
-import { EARLIER_IDS, idsOf, type Conversation, type Turn } from './conversation-state.js';
+import type { ChatMessage, ChatOptions, Provider, ToolSchema, Usage } from '../../../providers/types.js';
+import type { Logger } from '../../logging/log.js';
+import type { Redact } from '../../logging/redact.js';
+import { EARLIER_IDS, idsOf, type Conversation, type Turn } from '../conversation-state.js';
 import { estimateMessages, estimateSchemas } from './tokens.js';
 
 const SUMMARY_INSTRUCTIONS = `You keep the memory of a conversation between Fae, an assistant, and one correspondent. You are given the summary so far (if any) and the exchanges that follow it. Write a new summary that replaces both, so that Fae can continue the conversation from it alone: keep facts, names, numbers, decisions, what was asked and answered, what Fae did with its tools and what is still open; leave out pleasantries and anything repeated. Write in the third person ("The correspondent asked…", "Fae answered…"), plain text, no preamble.`;

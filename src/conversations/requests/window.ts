@@ -13,8 +13,8 @@
 // when it no longer does, it moves on to a user message late enough that
 // the window takes half of what it may: the requests after that repeat one
 // another again until it fills up.
-import type { ChatMessage, ToolSchema } from '../../providers/types.js';
-import { windowMessages, type WindowFits } from '../../providers/truncate.js';
+import type { ChatMessage, ToolSchema } from '../../../providers/types.js';
+import { windowMessages, type WindowFits } from '../../../providers/truncate.js';
 import { estimateMessages, estimateRequest, estimateSchemas, type TokenMeter } from './tokens.js';
 
 export interface WindowLimits {

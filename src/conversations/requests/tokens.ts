@@ -6,7 +6,7 @@
 // made, and some never do, so the budget works on an estimate from the text
 // (about four characters a token), corrected by the ratio between reported
 // and estimated counts once a provider has reported one.
-import type { ChatMessage, ToolSchema } from '../../providers/types.js';
+import type { ChatMessage, ToolSchema } from '../../../providers/types.js';
 
 /** Characters per token of the plain estimate. */
 const CHARS_PER_TOKEN = 4;

@@ -12,8 +12,8 @@
 // the turn so far is sent as it will be stored, the window stays put), but
 // for a compaction or a change of the tools.
 import { createHash } from 'node:crypto';
-import type { CacheHints, ChatMessage, ChatOptions, ToolSchema } from '../../providers/types.js';
-import type { Conversation, Opening } from './conversation-state.js';
+import type { CacheHints, ChatMessage, ChatOptions, ToolSchema } from '../../../providers/types.js';
+import type { Conversation, Opening } from '../conversation-state.js';
 import type { RequestMeter } from './request-meter.js';
 import { estimateMessages, estimateSchemas } from './tokens.js';
 import { windowRequest } from './window.js';

@@ -9,7 +9,7 @@
 //   - its cache hints (providers/types.ts, CacheHints): which conversation
 //     it is and how much of it the next request will repeat, handed to
 //     the provider with the request.
-import type { CacheHints, ChatMessage, ChatOptions, Provider, ToolSchema } from '../../providers/types.js';
+import type { CacheHints, ChatMessage, ChatOptions, Provider, ToolSchema } from '../../../providers/types.js';
 import { makeTokenMeter } from './tokens.js';
 
 /** What is known of a prepared request. */
