@@ -261,7 +261,7 @@ test('no built-in reaches fae\'s stored conversations, however the name is spelt
 
   // The store is intact: every record still there, unchanged, under the
   // same directory; only fae itself may have added the ids of its latest
-  // answers to the record of their turn (src/conversations/link-writes.ts).
+  // answers to the record of their turn (src/conversations/own-copies/link-writes.ts).
   const after = await storedRecords(fae);
   for (const { key, seq, record: was } of before) {
     const is = after.find(found => found.key === key && found.seq === seq)?.record;

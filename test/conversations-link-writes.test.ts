@@ -1,5 +1,5 @@
 // The links of fae's own copies that no next turn comes to store
-// (src/conversations/link-writes.ts): after a pause they are added to the
+// (src/conversations/own-copies/link-writes.ts): after a pause they are added to the
 // record of their conversation's latest turn, and the copies dismissed, so
 // that fae's inbox, and what it holds of it, does not grow with every
 // correspondent who stops writing; a turn within the pause carries them

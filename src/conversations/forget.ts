@@ -6,7 +6,7 @@
 import type { Logger } from '../logging/log.js';
 import type { Redact } from '../logging/redact.js';
 import type { ConversationMemory } from './conversation-memory.js';
-import type { OwnCopyLinks } from './own-copy-links.js';
+import type { OwnCopyLinks } from './own-copies/own-copy-links.js';
 import type { ConversationStore } from './store/store.js';
 import type { TurnLines } from './turn-lines.js';
 

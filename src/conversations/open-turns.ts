@@ -9,7 +9,7 @@ import type { MessageRecord } from '../daemon/endo-types.js';
 import type { Redact } from '../logging/redact.js';
 import type { Conversation } from './conversation-state.js';
 import type { ConversationMemory } from './conversation-memory.js';
-import type { OwnCopyLinks } from './own-copy-links.js';
+import type { OwnCopyLinks } from './own-copies/own-copy-links.js';
 import { holdsMessage } from './conversation-state.js';
 import { redactMessage } from './store/records.js';
 import type { Requests } from './requests/requests.js';

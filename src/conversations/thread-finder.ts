@@ -7,7 +7,7 @@
 import type { MessageRecord } from '../daemon/endo-types.js';
 import { holdsMessage } from './conversation-state.js';
 import type { ConversationMemory } from './conversation-memory.js';
-import type { OwnCopies } from './own-copies.js';
+import type { OwnCopies } from './own-copies/own-copies.js';
 import type { ConversationStore } from './store/store.js';
 import { MAIN_THREAD, conversationKey } from './threads.js';
 import type { TurnLines } from './turn-lines.js';

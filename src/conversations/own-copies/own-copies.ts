@@ -4,7 +4,7 @@
 // mail keeps fae's reader behind its turns), or, after a restart, before
 // its thread is read back; it waits here, found by number, by message id
 // and by the conversation it belongs to, never by scanning them all.
-import type { MessageRecord } from '../daemon/endo-types.js';
+import type { MessageRecord } from '../../daemon/endo-types.js';
 
 /** A copy of a message fae sent. */
 export interface OwnCopy {

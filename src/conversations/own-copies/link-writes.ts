@@ -10,12 +10,12 @@
 // of a turn's own answer mostly goes with that turn's record: the turn
 // waits for it, briefly (own-copy-links.ts), so only a copy that comes
 // late is written here.
-import type { Logger } from '../logging/log.js';
-import type { ConversationMemory } from './conversation-memory.js';
-import { holdsMessage } from './conversation-state.js';
+import type { Logger } from '../../logging/log.js';
+import type { ConversationMemory } from '../conversation-memory.js';
+import { holdsMessage } from '../conversation-state.js';
 import type { OwnCopy } from './own-copies.js';
 import type { OwnCopyLinks } from './own-copy-links.js';
-import type { TurnLines } from './turn-lines.js';
+import type { TurnLines } from '../turn-lines.js';
 
 /**
  * How long own copies wait for their conversation's next turn before their

@@ -4,9 +4,9 @@
 // after a pause (link-writes.ts), or the thread is forgotten, and is then
 // dismissed, so that fae's inbox does not grow with its answers. One that
 // answers nothing teaches nothing and is dismissed at once.
-import type { MessageRecord } from '../daemon/endo-types.js';
-import type { Logger } from '../logging/log.js';
-import { makeKeyedWaits } from '../keyed-waits.js';
+import type { MessageRecord } from '../../daemon/endo-types.js';
+import type { Logger } from '../../logging/log.js';
+import { makeKeyedWaits } from '../../keyed-waits.js';
 import { ownCopyLink, type OwnCopies, type OwnCopy } from './own-copies.js';
 
 /**
