@@ -2,9 +2,9 @@
 // name operations, mail, stored values, and for a host, guests and caplets
 // (host.ts).
 import { makeExo } from '@endo/exo';
-import type { AgentFormula, Kernel } from './kernel.js';
-import type { Instrument } from './instrument.js';
-import type { Formulator } from './formulate.js';
+import type { AgentFormula, Kernel } from './kernel/kernel.js';
+import type { Instrument } from './kernel/instrument.js';
+import type { Formulator } from './kernel/formulate.js';
 import type { CapletRunner } from './caplets.js';
 import { makeDirectoryOps } from './directory.js';
 import { bindingMethods } from './directory-new.js';
@@ -15,8 +15,8 @@ import { makePetSitter } from './hubs.js';
 import { makeMailOps, type PostOffice } from './mail.js';
 import { interfacesFor } from './interfaces.js';
 import { agentDocs, docsFor, hostDocs, makeHelp } from './help.js';
-import { assertValidId } from './ids.js';
-import { makeValueMarshal } from './value-marshal.js';
+import { assertValidId } from './kernel/ids.js';
+import { makeValueMarshal } from './kernel/value-marshal.js';
 import type { FollowOut } from './far-follower.js';
 
 type NameOrPath = string | readonly string[];

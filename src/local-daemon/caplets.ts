@@ -5,7 +5,7 @@
 import { E } from '@endo/far';
 import { makeExo } from '@endo/exo';
 import { makePromiseKit } from '@endo/promise-kit';
-import type { CapletFormula, EvalFormula, Kernel } from './kernel.js';
+import type { CapletFormula, EvalFormula, Kernel } from './kernel/kernel.js';
 import type { Connection } from './connection.js';
 import { ContextInterface } from './interfaces.js';
 

@@ -2,15 +2,15 @@
 // behind CapTP connections, caplets, garbage collection, restart and stop.
 import { E, Far } from '@endo/far';
 import { makeExo } from '@endo/exo';
-import type { Formula, Kernel } from './kernel.js';
+import type { Formula, Kernel } from './kernel/kernel.js';
 import type { LocalDaemon, LocalDaemonOptions, MakeCaplet, MakeCapletOptions, Presence } from './types.js';
-import { makeKernel } from './kernel.js';
-import { makeFormulator } from './formulate.js';
-import { makeInstrumentation } from './instrument.js';
+import { makeKernel } from './kernel/kernel.js';
+import { makeFormulator } from './kernel/formulate.js';
+import { makeInstrumentation } from './kernel/instrument.js';
 import { makeConnection, type Connection } from './connection.js';
 import { makeWorkerBootstrap } from './worker.js';
 import { makeCapletRunner } from './caplets.js';
-import { collectGarbage } from './gc.js';
+import { collectGarbage } from './kernel/gc.js';
 import { makeGuestExo, makeHostExo, type AgentPowers, type HostInternals } from './agent.js';
 import { makeDirectoryExo } from './directory-exo.js';
 import { makeStoreHub } from './hubs.js';
@@ -22,7 +22,7 @@ import type { PendingRequest } from './mail.js';
 import type { MessageRecord } from './mailbox-state.js';
 import { agentDocs, docsFor, hostDocs, makeHelp } from './help.js';
 import { specialNames, type Dialect } from '../daemon/dialect.js';
-import { makeValueMarshal } from './value-marshal.js';
+import { makeValueMarshal } from './kernel/value-marshal.js';
 
 const notAllowed = () => {
   throw Error('not allowed');

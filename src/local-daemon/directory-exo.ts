@@ -1,8 +1,8 @@
 // The far face of a name hub: an exo with the directory methods, guarded,
 // instrumented, and registered with the kernel so paths can walk through it.
 import { makeExo } from '@endo/exo';
-import type { Hub, Kernel } from './kernel.js';
-import type { Instrument } from './instrument.js';
+import type { Hub, Kernel } from './kernel/kernel.js';
+import type { Instrument } from './kernel/instrument.js';
 import { interfacesFor } from './interfaces.js';
 import { bindingMethods } from './directory-new.js';
 import { makeDirectoryOps } from './directory.js';

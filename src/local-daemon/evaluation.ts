@@ -11,11 +11,11 @@
 //   `reject(number, reason)`.
 import { E } from '@endo/far';
 import { q } from '@endo/errors';
-import type { AgentFormula, Kernel } from './kernel.js';
+import type { AgentFormula, Kernel } from './kernel/kernel.js';
 import type { DirectoryOps } from './directory.js';
 import type { WireMessage } from './mailbox-state.js';
 import type { PostOffice } from './mail.js';
-import type { Formulator } from './formulate.js';
+import type { Formulator } from './kernel/formulate.js';
 import { makeProvideWorker } from './workers.js';
 import { openRequest } from './mail-requests.js';
 

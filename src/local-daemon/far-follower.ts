@@ -4,7 +4,7 @@
 // (stream-reader-exo.ts).
 import { makeExo } from '@endo/exo';
 import { AsyncIteratorInterface } from './interfaces.js';
-import type { Instrument } from './instrument.js';
+import type { Instrument } from './kernel/instrument.js';
 import { makeFollower, type Follower, type FollowSource, type Track } from './follow.js';
 import { makeStreamReader } from './stream-reader-exo.js';
 import type { Dialect } from '../daemon/dialect.js';

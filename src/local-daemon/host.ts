@@ -1,7 +1,7 @@
 // A host's own methods (spec §2.1, §2.5; next spec §5.1-5.2): provideGuest,
 // makeUnconfined and cancel, with each generation's special names.
 import { q } from '@endo/errors';
-import type { AgentFormula } from './kernel.js';
+import type { AgentFormula } from './kernel/kernel.js';
 import type { DirectoryOps } from './directory.js';
 import type { AgentPowers } from './agent.js';
 import { makeProvideWorker } from './workers.js';

@@ -5,7 +5,7 @@
 // the edit fail after the sender's copy has changed. messageHistory gives
 // the revisions kept in memory.
 import { q } from '@endo/errors';
-import type { AgentFormula, Kernel } from './kernel.js';
+import type { AgentFormula, Kernel } from './kernel/kernel.js';
 import type { DirectoryOps } from './directory.js';
 import type { WireMessage } from './mailbox-state.js';
 import type { Externalize } from './message-out.js';

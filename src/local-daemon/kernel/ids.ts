@@ -3,7 +3,7 @@
 // spec §1); an id is `<formulaNumber>:<nodeNumber>`.
 import { randomBytes } from 'node:crypto';
 import { q } from '@endo/errors';
-import type { Dialect } from '../daemon/dialect.js';
+import type { Dialect } from '../../daemon/dialect.js';
 
 const digits = (dialect: Dialect) => (dialect === 'feb' ? 128 : 64);
 const patterns = new Map<number, RegExp>([

@@ -3,11 +3,11 @@
 // their ids and to their name hubs. Everything else is built on it.
 import { q } from '@endo/errors';
 import { makeRandomHex } from './ids.js';
-import { nameRulesFor, type NameRules } from './names.js';
-import type { PetStore } from './pet-store.js';
-import type { Mailbox } from './mailbox-state.js';
-import type { NameFeed } from './name-changes.js';
-import type { Dialect } from '../daemon/dialect.js';
+import { nameRulesFor, type NameRules } from '../names.js';
+import type { PetStore } from '../pet-store.js';
+import type { Mailbox } from '../mailbox-state.js';
+import type { NameFeed } from '../name-changes.js';
+import type { Dialect } from '../../daemon/dialect.js';
 
 /**
  * What a name hub can do; agents, directories and the MAIL hubs implement
