@@ -12,7 +12,7 @@
 import { E } from '@endo/far';
 import { q } from '@endo/errors';
 import type { AgentFormula, Kernel } from './kernel/kernel.js';
-import type { DirectoryOps } from './directory.js';
+import type { DirectoryOps } from './names/directory.js';
 import type { WireMessage } from './mailbox-state.js';
 import type { PostOffice } from './mail.js';
 import type { Formulator } from './kernel/formulate.js';

@@ -2,7 +2,7 @@
 // makeUnconfined and cancel, with each generation's special names.
 import { q } from '@endo/errors';
 import type { AgentFormula } from './kernel/kernel.js';
-import type { DirectoryOps } from './directory.js';
+import type { DirectoryOps } from './names/directory.js';
 import type { AgentPowers } from './agent.js';
 import { makeProvideWorker } from './workers.js';
 

@@ -6,7 +6,7 @@
 // the revisions kept in memory.
 import { q } from '@endo/errors';
 import type { AgentFormula, Kernel } from './kernel/kernel.js';
-import type { DirectoryOps } from './directory.js';
+import type { DirectoryOps } from './names/directory.js';
 import type { WireMessage } from './mailbox-state.js';
 import type { Externalize } from './message-out.js';
 import { mailboxFor } from './mail.js';

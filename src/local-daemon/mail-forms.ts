@@ -9,7 +9,7 @@
 import { q } from '@endo/errors';
 import { M, mustMatch, type Pattern } from '@endo/patterns';
 import type { AgentFormula, Kernel } from './kernel/kernel.js';
-import type { DirectoryOps } from './directory.js';
+import type { DirectoryOps } from './names/directory.js';
 import type { MessageRecord, WireMessage } from './mailbox-state.js';
 import { makeValueMarshal } from './kernel/value-marshal.js';
 

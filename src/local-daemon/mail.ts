@@ -4,7 +4,7 @@
 // evaluation, reviewed by the host on February (evaluation.ts).
 import { q } from '@endo/errors';
 import type { AgentFormula, Kernel } from './kernel/kernel.js';
-import type { DirectoryOps } from './directory.js';
+import type { DirectoryOps } from './names/directory.js';
 import type { Mailbox, MessageRecord, WireMessage } from './mailbox-state.js';
 import type { FollowOut } from './far-follower.js';
 import { makeExternalize, mapIterator } from './message-out.js';

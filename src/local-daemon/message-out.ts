@@ -4,7 +4,7 @@
 // also carry `done`. February hands records out as stored.
 import type { Kernel } from './kernel/kernel.js';
 import type { MessageRecord } from './mailbox-state.js';
-import { formatLocator } from './locators.js';
+import { formatLocator } from './names/locators.js';
 
 export type Externalize = (record: MessageRecord) => MessageRecord;
 

@@ -3,7 +3,7 @@
 // pet name, or, for none, a fresh worker (February, or trusted shims) or
 // the shared @node worker (May and August).
 import type { AgentFormula, Kernel } from './kernel/kernel.js';
-import type { DirectoryOps } from './directory.js';
+import type { DirectoryOps } from './names/directory.js';
 import type { Formulator } from './kernel/formulate.js';
 
 export const makeProvideWorker =

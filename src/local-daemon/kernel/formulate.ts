@@ -2,7 +2,7 @@
 // hosts with their handles, pet stores, mailboxes and special-name tables
 // (spec §1.3; next spec §1: each generation's list and order).
 import type { AgentFormula, Kernel } from './kernel.js';
-import { makePetStore } from '../pet-store.js';
+import { makePetStore } from '../names/pet-store.js';
 import { makeMailbox } from '../mailbox-state.js';
 
 /** Formulas every host shares: the daemon, its main worker, least authority. */

@@ -4,7 +4,7 @@
 // Each generation parses only its own syntax, with the daemon's error
 // texts, so a caplet that sends the other syntax fails as it would.
 import { q } from '@endo/errors';
-import type { Dialect } from '../daemon/dialect.js';
+import type { Dialect } from '../../daemon/dialect.js';
 
 const hexPattern = (dialect: Dialect) => (dialect === 'feb' ? /^[0-9a-f]{128}$/ : /^[0-9a-f]{64}$/);
 

@@ -4,7 +4,7 @@
 // first inside every method.
 import { q } from '@endo/errors';
 import { assertEdgeNameFree } from './edge-names.js';
-import type { Dialect } from '../daemon/dialect.js';
+import type { Dialect } from '../../daemon/dialect.js';
 import { newNameRules } from './names-new.js';
 
 export interface NameRules {

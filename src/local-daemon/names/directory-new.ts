@@ -3,7 +3,7 @@
 // checks only the id's shape), `storeLocator`, `maybeLookup` and
 // `listLocators`, and no `write`.
 import { q } from '@endo/errors';
-import type { Kernel } from './kernel/kernel.js';
+import type { Kernel } from '../kernel/kernel.js';
 import type { DirectoryOps } from './directory.js';
 import { formatLocator, idFromLocator } from './locators.js';
 

@@ -6,9 +6,9 @@
 // August also `type`) or `{ remove: name }`.
 // followLocatorNameChanges first gives every name of one formula,
 // `{ add: locator, names }`, then `{ add | remove: locator, names: [name] }`.
-import type { Kernel } from './kernel/kernel.js';
+import type { Kernel } from '../kernel/kernel.js';
 import type { PetStore, StoreChange } from './pet-store.js';
-import type { FollowSource } from './follow.js';
+import type { FollowSource } from '../follow.js';
 
 /** What a hub can be followed by: its special names over its pet store. */
 export interface NameFeed {

@@ -4,10 +4,10 @@
 // know as a hub is asked through E(), as the daemon would.
 import { E } from '@endo/far';
 import { q } from '@endo/errors';
-import type { Hub, Kernel } from './kernel/kernel.js';
-import { assertValidId } from './kernel/ids.js';
+import type { Hub, Kernel } from '../kernel/kernel.js';
+import { assertValidId } from '../kernel/ids.js';
 import { formatLocator, idFromLocator } from './locators.js';
-import type { FollowOut } from './far-follower.js';
+import type { FollowOut } from '../far-follower.js';
 import { locatorNameChangesSource, nameChangesSource, type NameFeed } from './name-changes.js';
 
 type NameOrPath = string | readonly string[];

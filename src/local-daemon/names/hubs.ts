@@ -2,7 +2,7 @@
 // that overlays an agent's special names (spec §1.3; next spec §1) on its
 // pet store.
 import { q } from '@endo/errors';
-import type { Hub, Kernel } from './kernel/kernel.js';
+import type { Hub, Kernel } from '../kernel/kernel.js';
 import type { PetStore } from './pet-store.js';
 
 const unknownPetName = (name: string) => TypeError(`Unknown pet name: ${q(name)}`);

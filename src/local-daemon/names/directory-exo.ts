@@ -1,13 +1,13 @@
 // The far face of a name hub: an exo with the directory methods, guarded,
 // instrumented, and registered with the kernel so paths can walk through it.
 import { makeExo } from '@endo/exo';
-import type { Hub, Kernel } from './kernel/kernel.js';
-import type { Instrument } from './kernel/instrument.js';
-import { interfacesFor } from './interfaces.js';
+import type { Hub, Kernel } from '../kernel/kernel.js';
+import type { Instrument } from '../kernel/instrument.js';
+import { interfacesFor } from '../interfaces.js';
 import { bindingMethods } from './directory-new.js';
 import { makeDirectoryOps } from './directory.js';
-import { directoryDocs, docsFor, makeHelp } from './help.js';
-import type { FollowOut } from './far-follower.js';
+import { directoryDocs, docsFor, makeHelp } from '../help.js';
+import type { FollowOut } from '../far-follower.js';
 
 export const makeDirectoryExo = (
   kernel: Kernel,
