@@ -12,7 +12,7 @@ import { makeHostMethods, type HostInternals } from './host.js';
 import { makeApproveEvaluation } from './evaluation.js';
 import { idFromLocator } from './names/locators.js';
 import { makePetSitter } from './names/hubs.js';
-import { makeMailOps, type PostOffice } from './mail.js';
+import { makeMailOps, type PostOffice } from './mail/mail.js';
 import { interfacesFor } from './interfaces.js';
 import { agentDocs, docsFor, hostDocs, makeHelp } from './help.js';
 import { assertValidId } from './kernel/ids.js';

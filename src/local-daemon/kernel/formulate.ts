@@ -3,7 +3,7 @@
 // (spec §1.3; next spec §1: each generation's list and order).
 import type { AgentFormula, Kernel } from './kernel.js';
 import { makePetStore } from '../names/pet-store.js';
-import { makeMailbox } from '../mailbox-state.js';
+import { makeMailbox } from '../mail/mailbox-state.js';
 
 /** Formulas every host shares: the daemon, its main worker, least authority. */
 export interface SharedFormulas {

@@ -5,7 +5,7 @@ import { q } from '@endo/errors';
 import { makeRandomHex } from './ids.js';
 import { nameRulesFor, type NameRules } from '../names/names.js';
 import type { PetStore } from '../names/pet-store.js';
-import type { Mailbox } from '../mailbox-state.js';
+import type { Mailbox } from '../mail/mailbox-state.js';
 import type { NameFeed } from '../names/name-changes.js';
 import type { Dialect } from '../../daemon/dialect.js';
 

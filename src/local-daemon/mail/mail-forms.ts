@@ -8,10 +8,10 @@
 // `value` and `lookupById` reads.
 import { q } from '@endo/errors';
 import { M, mustMatch, type Pattern } from '@endo/patterns';
-import type { AgentFormula, Kernel } from './kernel/kernel.js';
-import type { DirectoryOps } from './names/directory.js';
+import type { AgentFormula, Kernel } from '../kernel/kernel.js';
+import type { DirectoryOps } from '../names/directory.js';
 import type { MessageRecord, WireMessage } from './mailbox-state.js';
-import { makeValueMarshal } from './kernel/value-marshal.js';
+import { makeValueMarshal } from '../kernel/value-marshal.js';
 
 type NameOrPath = string | readonly string[];
 

@@ -4,8 +4,8 @@
 // in the post office, so whichever copy is answered settles it.
 import { q } from '@endo/errors';
 import { makePromiseKit } from '@endo/promise-kit';
-import type { AgentFormula, Kernel } from './kernel/kernel.js';
-import type { DirectoryOps } from './names/directory.js';
+import type { AgentFormula, Kernel } from '../kernel/kernel.js';
+import type { DirectoryOps } from '../names/directory.js';
 import type { WireMessage } from './mailbox-state.js';
 import type { PostOffice } from './mail.js';
 

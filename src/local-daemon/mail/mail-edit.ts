@@ -5,8 +5,8 @@
 // the edit fail after the sender's copy has changed. messageHistory gives
 // the revisions kept in memory.
 import { q } from '@endo/errors';
-import type { AgentFormula, Kernel } from './kernel/kernel.js';
-import type { DirectoryOps } from './names/directory.js';
+import type { AgentFormula, Kernel } from '../kernel/kernel.js';
+import type { DirectoryOps } from '../names/directory.js';
 import type { WireMessage } from './mailbox-state.js';
 import type { Externalize } from './message-out.js';
 import { mailboxFor } from './mail.js';

@@ -4,7 +4,7 @@
 // DESCRIPTION/PROMISE/RESOLVER for a request or STRINGS and the edge names
 // for a package (`@from`, `@to`, ... after February); after February also
 // `@description` for a form and `@value` for a value.
-import type { Hub, Kernel } from './kernel/kernel.js';
+import type { Hub, Kernel } from '../kernel/kernel.js';
 import type { Mailbox, MessageRecord } from './mailbox-state.js';
 import { q } from '@endo/errors';
 

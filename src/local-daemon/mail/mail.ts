@@ -3,16 +3,16 @@
 // values on May and August (mail-forms.ts), edits on August (mail-edit.ts),
 // evaluation, reviewed by the host on February (evaluation.ts).
 import { q } from '@endo/errors';
-import type { AgentFormula, Kernel } from './kernel/kernel.js';
-import type { DirectoryOps } from './names/directory.js';
+import type { AgentFormula, Kernel } from '../kernel/kernel.js';
+import type { DirectoryOps } from '../names/directory.js';
 import type { Mailbox, MessageRecord, WireMessage } from './mailbox-state.js';
-import type { FollowOut } from './far-follower.js';
+import type { FollowOut } from '../far-follower.js';
 import { makeExternalize, mapIterator } from './message-out.js';
 import { makeEditOps } from './mail-edit.js';
 import { makeFormOps } from './mail-forms.js';
 import { makeRequestOps } from './mail-requests.js';
-import { makeEvalOps } from './evaluation.js';
-import type { Formulator } from './kernel/formulate.js';
+import { makeEvalOps } from '../evaluation.js';
+import type { Formulator } from '../kernel/formulate.js';
 
 type NameOrPath = string | readonly string[];
 

@@ -2,9 +2,9 @@
 // May and August, `from`, `to`, `ids` and `promiseId` become locators
 // without hints (`valueId` and `resolverId` stay raw ids); August records
 // also carry `done`. February hands records out as stored.
-import type { Kernel } from './kernel/kernel.js';
+import type { Kernel } from '../kernel/kernel.js';
 import type { MessageRecord } from './mailbox-state.js';
-import { formatLocator } from './names/locators.js';
+import { formatLocator } from '../names/locators.js';
 
 export type Externalize = (record: MessageRecord) => MessageRecord;
 

@@ -2,7 +2,7 @@
 // Numbers start at 0n and are never reused; dismissal leaves gaps.
 import { defineExoClass } from '@endo/exo';
 import { makePromiseKit } from '@endo/promise-kit';
-import { DismisserInterface } from './interfaces.js';
+import { DismisserInterface } from '../interfaces.js';
 
 /** What a sender hands to a recipient's inbox. */
 export interface WireMessage {
