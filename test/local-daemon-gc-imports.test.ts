@@ -3,7 +3,7 @@
 // side dropped is released.
 import test from 'ava';
 import { E, Far } from '@endo/far';
-import { makeConnection } from '../src/local-daemon/connection.js';
+import { makeConnection } from '../src/local-daemon/workers/connection.js';
 import { canCollectGarbage, releaseGarbage } from './support/garbage.js';
 import { formulaIdOf } from '../src/daemon/dialect.js';
 import { makeLocalDaemon, nextMessage, specialNames as N, type MessageRecord } from './support/daemon.js';

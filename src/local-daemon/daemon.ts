@@ -7,9 +7,9 @@ import type { LocalDaemon, LocalDaemonOptions, MakeCaplet, MakeCapletOptions, Pr
 import { makeKernel } from './kernel/kernel.js';
 import { makeFormulator } from './kernel/formulate.js';
 import { makeInstrumentation } from './kernel/instrument.js';
-import { makeConnection, type Connection } from './connection.js';
-import { makeWorkerBootstrap } from './worker.js';
-import { makeCapletRunner } from './caplets.js';
+import { makeConnection, type Connection } from './workers/connection.js';
+import { makeWorkerBootstrap } from './workers/worker.js';
+import { makeCapletRunner } from './workers/caplets.js';
 import { collectGarbage } from './kernel/gc.js';
 import { makeGuestExo, makeHostExo, type AgentPowers, type HostInternals } from './agent.js';
 import { makeDirectoryExo } from './names/directory-exo.js';

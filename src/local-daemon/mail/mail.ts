@@ -11,7 +11,7 @@ import { makeExternalize, mapIterator } from './message-out.js';
 import { makeEditOps } from './mail-edit.js';
 import { makeFormOps } from './mail-forms.js';
 import { makeRequestOps } from './mail-requests.js';
-import { makeEvalOps } from '../evaluation.js';
+import { makeEvalOps } from '../workers/evaluation.js';
 import type { Formulator } from '../kernel/formulate.js';
 
 type NameOrPath = string | readonly string[];

@@ -5,9 +5,9 @@
 import { E } from '@endo/far';
 import { makeExo } from '@endo/exo';
 import { makePromiseKit } from '@endo/promise-kit';
-import type { CapletFormula, EvalFormula, Kernel } from './kernel/kernel.js';
+import type { CapletFormula, EvalFormula, Kernel } from '../kernel/kernel.js';
 import type { Connection } from './connection.js';
-import { ContextInterface } from './interfaces.js';
+import { ContextInterface } from '../interfaces.js';
 
 /** The worker side's bootstrap (worker.ts), as the daemon sees it. */
 interface WorkerBootstrap {

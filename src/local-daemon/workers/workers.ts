@@ -2,9 +2,9 @@
 // §5.2, §6): a name bound to a worker, a new worker bound under an unbound
 // pet name, or, for none, a fresh worker (February, or trusted shims) or
 // the shared @node worker (May and August).
-import type { AgentFormula, Kernel } from './kernel/kernel.js';
-import type { DirectoryOps } from './names/directory.js';
-import type { Formulator } from './kernel/formulate.js';
+import type { AgentFormula, Kernel } from '../kernel/kernel.js';
+import type { DirectoryOps } from '../names/directory.js';
+import type { Formulator } from '../kernel/formulate.js';
 
 export const makeProvideWorker =
   (kernel: Kernel, agent: AgentFormula, names: DirectoryOps, formulator: Formulator) =>

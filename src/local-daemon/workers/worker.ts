@@ -6,7 +6,7 @@ import { makeExo } from '@endo/exo';
 import { M } from '@endo/patterns';
 import { pathToFileURL } from 'node:url';
 import { q } from '@endo/errors';
-import type { MakeCaplet } from './types.js';
+import type { MakeCaplet } from '../types.js';
 
 const toUrl = (specifier: string) =>
   specifier.startsWith('file://') ? specifier : pathToFileURL(specifier).href;

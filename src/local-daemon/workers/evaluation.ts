@@ -11,13 +11,13 @@
 //   `reject(number, reason)`.
 import { E } from '@endo/far';
 import { q } from '@endo/errors';
-import type { AgentFormula, Kernel } from './kernel/kernel.js';
-import type { DirectoryOps } from './names/directory.js';
-import type { WireMessage } from './mail/mailbox-state.js';
-import type { PostOffice } from './mail/mail.js';
-import type { Formulator } from './kernel/formulate.js';
+import type { AgentFormula, Kernel } from '../kernel/kernel.js';
+import type { DirectoryOps } from '../names/directory.js';
+import type { WireMessage } from '../mail/mailbox-state.js';
+import type { PostOffice } from '../mail/mail.js';
+import type { Formulator } from '../kernel/formulate.js';
 import { makeProvideWorker } from './workers.js';
-import { openRequest } from './mail/mail-requests.js';
+import { openRequest } from '../mail/mail-requests.js';
 
 type NameOrPath = string | readonly string[];
 
