@@ -17,7 +17,7 @@ import { interfacesFor } from './interfaces.js';
 import { agentDocs, docsFor, hostDocs, makeHelp } from './help.js';
 import { assertValidId } from './kernel/ids.js';
 import { makeValueMarshal } from './kernel/value-marshal.js';
-import type { FollowOut } from './far-follower.js';
+import type { FollowOut } from './follow/far-follower.js';
 
 type NameOrPath = string | readonly string[];
 

@@ -6,7 +6,7 @@ import { q } from '@endo/errors';
 import type { AgentFormula, Kernel } from '../kernel/kernel.js';
 import type { DirectoryOps } from '../names/directory.js';
 import type { Mailbox, MessageRecord, WireMessage } from './mailbox-state.js';
-import type { FollowOut } from '../far-follower.js';
+import type { FollowOut } from '../follow/far-follower.js';
 import { makeExternalize, mapIterator } from './message-out.js';
 import { makeEditOps } from './mail-edit.js';
 import { makeFormOps } from './mail-forms.js';

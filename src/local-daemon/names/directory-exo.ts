@@ -7,7 +7,7 @@ import { interfacesFor } from '../interfaces.js';
 import { bindingMethods } from './directory-new.js';
 import { makeDirectoryOps } from './directory.js';
 import { directoryDocs, docsFor, makeHelp } from '../help.js';
-import type { FollowOut } from '../far-follower.js';
+import type { FollowOut } from '../follow/far-follower.js';
 
 export const makeDirectoryExo = (
   kernel: Kernel,

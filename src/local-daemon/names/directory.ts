@@ -7,7 +7,7 @@ import { q } from '@endo/errors';
 import type { Hub, Kernel } from '../kernel/kernel.js';
 import { assertValidId } from '../kernel/ids.js';
 import { formatLocator, idFromLocator } from './locators.js';
-import type { FollowOut } from '../far-follower.js';
+import type { FollowOut } from '../follow/far-follower.js';
 import { locatorNameChangesSource, nameChangesSource, type NameFeed } from './name-changes.js';
 
 type NameOrPath = string | readonly string[];

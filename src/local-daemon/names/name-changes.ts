@@ -8,7 +8,7 @@
 // `{ add: locator, names }`, then `{ add | remove: locator, names: [name] }`.
 import type { Kernel } from '../kernel/kernel.js';
 import type { PetStore, StoreChange } from './pet-store.js';
-import type { FollowSource } from '../follow.js';
+import type { FollowSource } from '../follow/follow.js';
 
 /** What a hub can be followed by: its special names over its pet store. */
 export interface NameFeed {

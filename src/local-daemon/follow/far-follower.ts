@@ -3,11 +3,11 @@
 // AsyncIterator (spec §5.6); August a syn/ack PassableReader
 // (stream-reader-exo.ts).
 import { makeExo } from '@endo/exo';
-import { AsyncIteratorInterface } from './interfaces.js';
-import type { Instrument } from './kernel/instrument.js';
+import { AsyncIteratorInterface } from '../interfaces.js';
+import type { Instrument } from '../kernel/instrument.js';
 import { makeFollower, type Follower, type FollowSource, type Track } from './follow.js';
 import { makeStreamReader } from './stream-reader-exo.js';
-import type { Dialect } from '../daemon/dialect.js';
+import type { Dialect } from '../../daemon/dialect.js';
 
 export const makeIteratorRef = (follower: Follower, instrument: Instrument): object =>
   makeExo('AsyncIterator', AsyncIteratorInterface, {

@@ -8,7 +8,7 @@
 import { makeExo } from '@endo/exo';
 import { M } from '@endo/patterns';
 import { makePromiseKit } from '@endo/promise-kit';
-import type { Instrument } from './kernel/instrument.js';
+import type { Instrument } from '../kernel/instrument.js';
 import type { Follower } from './follow.js';
 
 const PassableReaderInterface = M.interface('PassableReader', {
