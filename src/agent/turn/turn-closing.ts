@@ -16,7 +16,7 @@ import {
   type Notice,
   type Subject,
 } from './closing-notices.js';
-import type { MessageTurnOptions } from './message-turn.js';
+import type { MessageTurnOptions } from './message-turn-options.js';
 
 /** What a turn ends with. */
 export interface Closing {
