@@ -1,7 +1,7 @@
 // How /inbox shows the conversation: one entry per message, long ones cut
 // to their start with a note saying how to see them whole (/inbox N), so a
 // file fae pasted does not scroll the rest of the conversation away.
-import type { MailView } from './session.js';
+import type { MailView } from './mail-feed.js';
 
 /** Characters of one message /inbox shows before cutting it. */
 export const INBOX_PREVIEW_CHARS = 300;

@@ -18,7 +18,16 @@ import { messageText } from '../daemon/message-format.js';
 import type { PendingAnswers } from './pending.js';
 import type { Progress } from './progress.js';
 import type { Screen } from './screen.js';
-import type { MailView } from './session.js';
+
+/** A message that reached the host, ready to print. */
+export interface MailView {
+  readonly number: bigint;
+  /** 'you' for the user's own messages, 'fae', or the sender's pet name. */
+  readonly from: string;
+  /** The recipient's name, for the user's own messages. */
+  readonly to: string;
+  readonly text: string;
+}
 
 export type Shown = 'skip' | 'progress' | 'mail' | 'edited';
 

@@ -14,7 +14,7 @@ import { makeDaemonAdapter, type DaemonAdapter } from '../daemon/adapter.js';
 import { type Dialect, formulaIdOf } from '../daemon/dialect.js';
 import { messageText } from '../daemon/message-format.js';
 import type { MessageRecord } from '../daemon/endo-types.js';
-import { followMail, type Shown } from './mail-feed.js';
+import { followMail, type MailView, type Shown } from './mail-feed.js';
 import { followRunningFae, type FaeEvent } from './fae-follower.js';
 import {
   EXAMPLE_TOOLS,
@@ -31,16 +31,6 @@ import { CONVERSATIONS_DIRECTORY } from '../conversations/store/store.js';
 
 /** The tools the user can mail to fae with /give. */
 export const CHAT_TOOLS: readonly ToolCaplet[] = harden([...EXAMPLE_TOOLS, ...FS_TOOLS]);
-
-/** A message that reached the host, ready to print. */
-export interface MailView {
-  readonly number: bigint;
-  /** 'you' for the user's own messages, 'fae', or the sender's pet name. */
-  readonly from: string;
-  /** The recipient's name, for the user's own messages. */
-  readonly to: string;
-  readonly text: string;
-}
 
 export interface ToolView {
   readonly petName: string;
