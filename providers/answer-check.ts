@@ -9,7 +9,7 @@
 // for a stream expects a stream; a plain answer of the right shape there
 // means the server cannot stream (NotStreamedError), which the adapters
 // take in stride.
-import type { Fetch } from './retrying-fetch.js';
+import type { Fetch } from './types.js';
 
 /** Characters of an unexpected body shown in the error. */
 const SAMPLE_CHARS = 120;

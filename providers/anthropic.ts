@@ -16,11 +16,10 @@ import { readProviderConfig, type Env, type ProviderConfig } from './config.js';
 import { describeSdkFailure, type Failure } from './errors.js';
 import { makeChatResult, makeToolCall, makeUsage, mapStopReason, parseToolArguments, type UsageCounts } from './assistant-result.js';
 import { makeAnswerBuilder, type TextSink } from './answer-builder.js';
-import type { Fetch } from './retrying-fetch.js';
 import { makeTransport, sdkClientOptions, type ProviderOptions } from './transport.js';
 import { isAnthropicMessage } from './answer-check.js';
 import { makeStreamedProvider, type StreamAssembler } from './streamed-chat.js';
-import type { CacheHints, ChatMessage, ChatResult, Provider, StopReason, ToolSchema } from './types.js';
+import type { CacheHints, ChatMessage, ChatResult, Fetch, Provider, StopReason, ToolSchema } from './types.js';
 import { markCacheBreakpoints, type StablePoint } from './anthropic-cache.js';
 
 type Role = 'user' | 'assistant';

@@ -16,11 +16,10 @@ import { readProviderConfig, type Env, type ProviderConfig } from './config.js';
 import { describeTransportFailure, IncompleteStreamError, type Failure } from './errors.js';
 import { makeChatResult, makeToolCall, makeUsage, mapStopReason, parseToolArguments } from './assistant-result.js';
 import { makeTextParts, type TextSink } from './answer-builder.js';
-import type { Fetch } from './retrying-fetch.js';
 import { makeTransport, type ProviderOptions } from './transport.js';
 import { isOllamaReply } from './answer-check.js';
 import { makeStreamedProvider, type StreamAssembler } from './streamed-chat.js';
-import type { ChatMessage, ChatResult, Provider, StopReason, ToolSchema } from './types.js';
+import type { ChatMessage, ChatResult, Fetch, Provider, StopReason, ToolSchema } from './types.js';
 
 /** An HTTP error status, raised before the ollama client sees the response. */
 class OllamaStatusError extends Error {

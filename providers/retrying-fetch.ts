@@ -11,8 +11,7 @@ import {
   parseRetryAfter,
 } from './retry-policy.js';
 import { LlmStallError, LlmTimeoutError } from './errors.js';
-
-export type Fetch = typeof fetch;
+import type { Fetch } from './types.js';
 
 /**
  * Waits `ms`; when `signal` aborts first, rejects at once with its reason

@@ -4,7 +4,8 @@
 import { makeEnvRedactor, type Redact } from '../src/logging/redact.js';
 import type { Env, ProviderConfig } from './config.js';
 import { MAX_RETRY_AFTER_MS } from './retry-policy.js';
-import { abortableSleep, makeRetryingFetch, type Fetch, type Sleep } from './retrying-fetch.js';
+import { abortableSleep, makeRetryingFetch, type Sleep } from './retrying-fetch.js';
+import type { Fetch } from './types.js';
 import { makeAnswerCheckingFetch } from './answer-check.js';
 
 /** Seams for tests and embedders; every field has a real default. */

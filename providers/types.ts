@@ -133,3 +133,6 @@ export interface Provider {
 }
 
 export type ProviderKind = 'anthropic' | 'openai' | 'ollama';
+
+/** The fetch each adapter's SDK is built with (retrying-fetch.ts, answer-check.ts). */
+export type Fetch = typeof fetch;
