@@ -3,7 +3,20 @@
 // fae runs on, or from a small table of well-known models. A model with
 // no price has its tokens counted and no cost estimated.
 import { q } from '@endo/errors';
-import type { UsageTotals } from './usage-ledger.js';
+
+/** What model calls used and cost (usage-ledger.ts keeps them per correspondent and model). */
+export interface UsageTotals {
+  readonly requests: number;
+  /** Every input token, cached ones included. */
+  readonly inputTokens: number;
+  readonly cachedInputTokens: number;
+  readonly cacheWriteInputTokens: number;
+  readonly outputTokens: number;
+  /** The estimate for the requests whose model had prices. */
+  readonly costUsd: number;
+  /** Requests whose model had no prices: not in costUsd. */
+  readonly unpricedRequests: number;
+}
 
 /** US dollars per million tokens. */
 export interface Prices {

@@ -10,21 +10,8 @@
 // log, and the hash still tells two unnamed correspondents apart.
 import { createHash } from 'node:crypto';
 import { q } from '@endo/errors';
-import { costOf, type Prices } from './prices.js';
+import { costOf, type Prices, type UsageTotals } from './prices.js';
 import { readStoredText } from '../daemon/stored-text.js';
-
-export interface UsageTotals {
-  readonly requests: number;
-  /** Every input token, cached ones included. */
-  readonly inputTokens: number;
-  readonly cachedInputTokens: number;
-  readonly cacheWriteInputTokens: number;
-  readonly outputTokens: number;
-  /** The estimate for the requests whose model had prices. */
-  readonly costUsd: number;
-  /** Requests whose model had no prices: not in costUsd. */
-  readonly unpricedRequests: number;
-}
 
 /** What one turn (or summary) used, as the provider reported it. */
 export type UsageSpent = Omit<UsageTotals, 'costUsd' | 'unpricedRequests'>;
