@@ -7,12 +7,12 @@
 import process from 'node:process';
 import {
   FS_TOOLS,
-  type Env,
   type HostRef,
   formatReport,
   invocationDirectory,
   readFsToolsRoot,
 } from './src/provisioning/provisioning.js';
+import type { Env } from './src/provisioning/env.js';
 import { provideToolCaplets } from './src/provisioning/tool-caplets.js';
 
 export const setupFsTools = async (

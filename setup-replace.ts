@@ -7,7 +7,8 @@
 // pinned. Only the settings given count: those not given fall back to
 // their defaults, as for setup. Only the fae FAE_NAME names is replaced.
 import process from 'node:process';
-import { type Env, type HostRef, formatReport, readFaeSetupConfig } from './src/provisioning/provisioning.js';
+import { type HostRef, formatReport, readFaeSetupConfig } from './src/provisioning/provisioning.js';
+import type { Env } from './src/provisioning/env.js';
 import { inspectHost } from './src/provisioning/host-state.js';
 import { type SetupInvocation, processInvocation, resolveAuthToken } from './src/provisioning/auth-token.js';
 import { resolveSystemPromptFile } from './src/provisioning/system-prompt-file.js';

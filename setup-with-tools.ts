@@ -7,11 +7,11 @@
 import process from 'node:process';
 import {
   EXAMPLE_TOOLS,
-  type Env,
   type HostRef,
   formatReport,
   readFaeSetupConfig,
 } from './src/provisioning/provisioning.js';
+import type { Env } from './src/provisioning/env.js';
 import { inspectHost } from './src/provisioning/host-state.js';
 import { type SetupInvocation, processInvocation, resolveAuthToken } from './src/provisioning/auth-token.js';
 import { resolveSystemPromptFile } from './src/provisioning/system-prompt-file.js';

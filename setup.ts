@@ -7,7 +7,8 @@
 // `controller-for-helper` instead, beside any other fae. Works on every
 // daemon generation (feb, may, aug).
 import process from 'node:process';
-import { type Env, type HostRef, formatReport, readFaeSetupConfig } from './src/provisioning/provisioning.js';
+import { type HostRef, formatReport, readFaeSetupConfig } from './src/provisioning/provisioning.js';
+import type { Env } from './src/provisioning/env.js';
 import { inspectHost } from './src/provisioning/host-state.js';
 import { type SetupInvocation, processInvocation, resolveAuthToken } from './src/provisioning/auth-token.js';
 import { resolveSystemPromptFile } from './src/provisioning/system-prompt-file.js';

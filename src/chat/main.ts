@@ -18,7 +18,7 @@ import readline from 'node:readline';
 import { makePromiseKit } from '@endo/promise-kit';
 import { describeError } from './describe-error.js';
 import { makeEnvRedactor } from '../logging/redact.js';
-import type { Env } from '../provisioning/provisioning.js';
+import type { Env } from '../provisioning/env.js';
 import { resolveAuthToken } from '../provisioning/auth-token.js';
 import { quietBound, readSettings, type Settings } from './settings.js';
 import { parseChatOptions, USAGE, type ChatOptions } from './options.js';

@@ -9,9 +9,9 @@ import {
   invocationDirectory,
   readFaeSetupConfig,
   readFsToolsRoot,
-  type Env,
   type FaeSetupConfig,
 } from '../provisioning/provisioning.js';
+import type { Env } from '../provisioning/env.js';
 import type { ChatOptions } from './options.js';
 
 /** Slack on top of fae's own bounds, for the work between its calls. */

@@ -10,7 +10,8 @@
 import path from 'node:path';
 import process from 'node:process';
 import { q } from '@endo/errors';
-import { type Env, invocationDirectory } from './provisioning.js';
+import { invocationDirectory } from './provisioning.js';
+import type { Env } from './env.js';
 import { readSettingFile } from './setting-file.js';
 
 const TOKEN = 'LAL_AUTH_TOKEN';

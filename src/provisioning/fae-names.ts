@@ -6,7 +6,7 @@
 // the one named, never on another.
 import { q } from '@endo/errors';
 import { readFaeName } from '../agent/config.js';
-import type { Env } from './provisioning.js';
+import type { Env } from './env.js';
 
 export interface FaeNames {
   /** The guest's handle: the name the host mails this fae by. */

@@ -25,6 +25,7 @@ import { describeProviderConfig, readProviderConfig } from '../../providers/conf
 import { readFaeConfig } from '../agent/config.js';
 import { makeFsRoot } from '../tool-kit/fs-root.js';
 import { type FaeNames, readFaeNames } from './fae-names.js';
+import type { Env } from './env.js';
 
 export interface ToolCaplet {
   /** The pet name the tool gets in the host (and, when introduced, in fae). */
@@ -121,7 +122,6 @@ export interface HostPowers {
 }
 
 export type HostRef = HostPowers | PromiseLike<HostPowers>;
-export type Env = Readonly<Record<string, string | undefined>>;
 
 // This module is built to dist/src/provisioning/; the caplet modules sit in dist/.
 const DIST_URL = new URL('../../', import.meta.url);

@@ -5,7 +5,8 @@
 // own system prompt (src/agent/turn/system-prompt.ts).
 import { q } from '@endo/errors';
 import { hostPromptExcess } from '../agent/config.js';
-import { type Env, invocationDirectory } from './provisioning.js';
+import { invocationDirectory } from './provisioning.js';
+import type { Env } from './env.js';
 import { readSettingFile } from './setting-file.js';
 
 const PROMPT = 'FAE_SYSTEM_PROMPT';
