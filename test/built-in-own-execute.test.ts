@@ -7,7 +7,7 @@ import { makeExo } from '@endo/exo';
 import { FaeToolInterface } from '../src/tool-kit/fae-tool-interface.js';
 import { defineBuiltIn, ownExecuteOf, withOwnExecute } from '../src/toolbox/built-ins/built-in-tool.js';
 import { executeTool } from '../src/toolbox/tools.js';
-import type { FaeTool } from '../src/toolbox/tools.js';
+import type { FaeTool } from '../src/toolbox/discovered-tools.js';
 
 const echo = () =>
   defineBuiltIn({

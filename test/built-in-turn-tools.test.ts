@@ -4,8 +4,10 @@
 // through the exo, sees all mail and has no conversation to forget.
 import test from 'ava';
 import { E, Far } from '@endo/far';
-import { makeTurnTools, type TurnScope } from '../src/toolbox/built-ins/built-in-turn-tools.js';
-import { executeTool, type FaeTool } from '../src/toolbox/tools.js';
+import { makeTurnTools } from '../src/toolbox/built-ins/built-in-turn-tools.js';
+import type { TurnScope } from '../src/toolbox/built-ins/built-in-tool.js';
+import { executeTool } from '../src/toolbox/tools.js';
+import type { FaeTool } from '../src/toolbox/discovered-tools.js';
 import type { DaemonAdapter } from '../src/daemon/adapter.js';
 import type { GuestPowers, MessageRecord, Ref } from '../src/daemon/endo-types.js';
 

@@ -3,7 +3,7 @@ import test from 'ava';
 import { Far } from '@endo/far';
 import { makePromiseKit } from '@endo/promise-kit';
 import { discoverTools, executeTool } from '../src/toolbox/tools.js';
-import type { FaeTool } from '../src/toolbox/tools.js';
+import type { FaeTool } from '../src/toolbox/discovered-tools.js';
 import { withTimeout } from '../src/timeout.js';
 import { makeToolWithSchema } from './support/tool-caplets.js';
 

@@ -5,7 +5,7 @@ import type { TurnDependencies } from '../src/agent/turn/turn.js';
 import { silentLogger } from '../src/logging/log.js';
 import { makeCancellation, type Cancellation } from '../src/agent/turn/cancellation.js';
 import type { ChatMessage } from '../providers/types.js';
-import type { DiscoveredTools } from '../src/toolbox/tools.js';
+import type { DiscoveredTools } from '../src/toolbox/discovered-tools.js';
 import { makeScriptedProvider } from './support/scripted-provider.js';
 import { makeFaeTool } from '../src/tool-kit/make-fae-tool.js';
 import { makeCancellableTool } from './support/tool-caplets.js';

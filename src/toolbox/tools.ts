@@ -10,38 +10,15 @@
 // lookups and schema() calls go out together.
 import { E } from '@endo/far';
 import { q } from '@endo/errors';
-import type { ToolSchema } from '../../providers/types.js';
 import { checkToolSchema } from './tool-schema.js';
 import { unlessGivenUp, withTimeout } from '../timeout.js';
 import { cancelCall, executeWithCallId, makeToolCallId } from './tool-cancellation.js';
-import { ownExecuteOf } from './built-ins/built-in-tool.js';
-import type { TurnScope } from './built-ins/built-in-turn-tools.js';
+import { ownExecuteOf, type TurnScope } from './built-ins/built-in-tool.js';
 import type { Logger } from '../logging/log.js';
 import type { FaeToolMethods, GuestPowers, Ref } from '../daemon/endo-types.js';
 import { silentLogger } from '../logging/log.js';
 import { makeToolReports, offerTools, type BuiltInTool, type ToolCandidate } from './registry/offered-tools.js';
-
-/** A FaeTool: a local exo or a remote presence; only E() is used on it. */
-export type FaeTool = Ref<FaeToolMethods>;
-
-/** Where a tool offered from tools/ comes from. */
-export interface OfferedOrigin {
-  /** Its pet name under tools/. */
-  readonly petName: string;
-  /** The name its schema gives; the offered name differs when a built-in has it. */
-  readonly ownName: string;
-  /** Its schema asks that the host approve each call (needsApproval). */
-  readonly needsApproval: boolean;
-}
-
-export interface DiscoveredTools {
-  /** What the model is offered, built-ins first, then tools/ by pet name (offered-tools.ts). */
-  readonly schemas: readonly ToolSchema[];
-  /** Offered name → tool. */
-  readonly toolMap: ReadonlyMap<string, FaeTool>;
-  /** Offered name → where it comes from, for each tool from tools/. */
-  readonly origins: ReadonlyMap<string, OfferedOrigin>;
-}
+import { TOOLS_DIRECTORY, type DiscoveredTools, type FaeTool } from './discovered-tools.js';
 
 export interface DiscoverOptions {
   readonly logger?: Logger;
@@ -54,7 +31,6 @@ export interface DiscoverOptions {
   readonly reported?: Set<string>;
 }
 
-export const TOOLS_DIRECTORY = 'tools';
 const DEFAULT_SCHEMA_TIMEOUT_MS = 10_000;
 
 type Candidate = {

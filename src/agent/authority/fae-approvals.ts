@@ -9,7 +9,7 @@ import { followOwnValue } from '../../daemon/own-value.js';
 import type { Logger } from '../../logging/log.js';
 import type { Redact } from '../../logging/redact.js';
 import type { FaeConfig } from '../config.js';
-import type { FaeTool } from '../../toolbox/tools.js';
+import type { FaeTool } from '../../toolbox/discovered-tools.js';
 import type { FormKind, HostForms } from '../host/host-forms.js';
 import { POLICY_NAME, makeApprovalPolicyHolder } from './approval-policy.js';
 import { makeApprovalGrants } from './approval-grants.js';

@@ -5,7 +5,7 @@
 // not kept in the conversation.
 import type { InboxMessage } from '../../daemon/adapter.js';
 import { messageText } from '../../daemon/message-format.js';
-import type { DiscoveredTools } from '../../toolbox/tools.js';
+import type { DiscoveredTools } from '../../toolbox/discovered-tools.js';
 import { BUILT_IN_GROUPS } from '../../toolbox/built-ins/built-in-tools.js';
 
 export type Command = 'help' | 'tools' | 'status' | 'forget' | 'settings' | 'approvals' | 'revoke';

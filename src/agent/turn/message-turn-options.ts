@@ -6,7 +6,7 @@ import type { MessageRecord } from '../../daemon/endo-types.js';
 import type { Logger } from '../../logging/log.js';
 import type { Redact } from '../../logging/redact.js';
 import type { Conversations } from '../../conversations/conversations.js';
-import type { DiscoveredTools } from '../../toolbox/tools.js';
+import type { DiscoveredTools } from '../../toolbox/discovered-tools.js';
 import type { FaeConfig } from '../config.js';
 import type { FaeEvents } from '../fae-events.js';
 import type { HostReports } from '../host/host-reports.js';

@@ -7,7 +7,7 @@
 import { E } from '@endo/far';
 import { q } from '@endo/errors';
 import type { GuestPowers, Ref } from '../../daemon/endo-types.js';
-import type { FaeTool } from '../tools.js';
+import type { FaeTool } from '../discovered-tools.js';
 import { readFlag, readNamePath } from './built-in-arguments.js';
 import { type Args, PET_NAME_PATH, REPLACE, defineBuiltIn, showPath } from './built-in-tool.js';
 

@@ -7,7 +7,7 @@
 // code never receives a sealed name or fae's own directory.
 import { E } from '@endo/far';
 import { q } from '@endo/errors';
-import type { FaeTool } from '../tools.js';
+import type { FaeTool } from '../discovered-tools.js';
 import type { ToolPowers } from './sealed-powers.js';
 import { readString } from './built-in-arguments.js';
 import { type Args, defineBuiltIn } from './built-in-tool.js';

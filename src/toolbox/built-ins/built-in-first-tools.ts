@@ -7,8 +7,7 @@ import { E } from '@endo/far';
 import { makeExo } from '@endo/exo';
 import { FaeToolInterface } from '../../tool-kit/fae-tool-interface.js';
 import type { GuestPowers, Ref } from '../../daemon/endo-types.js';
-import type { DiscoveredTools, FaeTool } from '../tools.js';
-import { TOOLS_DIRECTORY } from '../tools.js';
+import { type DiscoveredTools, type FaeTool, TOOLS_DIRECTORY } from '../discovered-tools.js';
 import { formulaIdOf } from '../../daemon/dialect.js';
 import { callNear } from '../../daemon/near-call.js';
 import type { JsonSchema } from '../../../providers/types.js';
@@ -17,15 +16,38 @@ import { readNamePath, readString, readStringArray } from './built-in-arguments.
 import type { DaemonAdapter } from '../../daemon/adapter.js';
 import { assertSaysSomething } from './message-content.js';
 import { EDGE_NAMES, PET_NAMES, STRINGS, builtInSchema, withOwnExecute } from './built-in-tool.js';
-import type { BuiltInToolHooks } from './built-in-tools.js';
 
 type Args = Readonly<Record<string, unknown>>;
 
-/** What the first built-ins report and ask (built-in-tools.ts says each). */
-export type FirstToolHooks = Pick<
-  BuiltInToolHooks,
-  'onReply' | 'onDismiss' | 'deferDismiss' | 'onNameChanged' | 'installedTools' | 'offeredTools'
->;
+/** What the first built-ins report and ask. */
+export interface FirstToolHooks {
+  /** Told of every message the model dismissed. */
+  readonly onDismiss?: (number: bigint) => void;
+  /** Told of every message number the model answered with reply(). */
+  readonly onReply?: (number: bigint) => void;
+  /**
+   * Asked before a dismissal: true means "not now", the agent dismisses
+   * that message itself once its turn is over (the message being
+   * answered, whose closing notice still needs it).
+   */
+  readonly deferDismiss?: (number: bigint) => boolean;
+  /**
+   * Told of every name path fae itself bound or unbound (store, remove,
+   * adoptTool), once the daemon has done it; awaited, so the tool registry
+   * can take the change in before the model is asked again.
+   */
+  readonly onNameChanged?: (path: readonly string[]) => Promise<void>;
+  /**
+   * What tools/ holds now (pet name → formula id) when the tool registry
+   * vouches for it, undefined otherwise; adoptTool then lists nothing.
+   */
+  readonly installedTools?: () => ReadonlyMap<string, string> | undefined;
+  /**
+   * What the model is offered now (the tool registry's view), so adoptTool
+   * can say which name the adopted tool is called by.
+   */
+  readonly offeredTools?: () => Promise<DiscoveredTools>;
+}
 
 const makeBuiltInTool = (
   name: string,

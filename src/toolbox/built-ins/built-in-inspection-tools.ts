@@ -7,7 +7,7 @@ import { E } from '@endo/far';
 import { passStyleOf } from '@endo/marshal';
 import type { GuestPowers, Ref } from '../../daemon/endo-types.js';
 import { withTimeout } from '../../timeout.js';
-import type { FaeTool } from '../tools.js';
+import type { FaeTool } from '../discovered-tools.js';
 import { readNamePath, readOptionalString } from './built-in-arguments.js';
 import { PET_NAME_PATH, defineBuiltIn, showPath } from './built-in-tool.js';
 import { resultAsText } from '../result-text.js';

@@ -12,7 +12,7 @@ import { E } from '@endo/far';
 import type { GuestPowers, MessageRecord, NameOrPath, Ref } from '../../daemon/endo-types.js';
 import type { Logger } from '../../logging/log.js';
 import type { DaemonAdapter } from '../../daemon/adapter.js';
-import type { FaeTool } from '../tools.js';
+import type { FaeTool } from '../discovered-tools.js';
 import { toMessageNumber } from '../tool-arguments.js';
 import { readFlag, readNamePath, readOptionalString, readString } from './built-in-arguments.js';
 import { MESSAGE_NUMBER, PET_NAME_PATH, REPLACE, defineBuiltIn, showPath } from './built-in-tool.js';

@@ -7,10 +7,20 @@ import { makeExo } from '@endo/exo';
 import { q } from '@endo/errors';
 import { FaeToolInterface } from '../../tool-kit/fae-tool-interface.js';
 import type { JsonSchema, ToolSchema } from '../../../providers/types.js';
-import type { FaeTool } from '../tools.js';
-import type { TurnScope } from './built-in-turn-tools.js';
+import type { FaeTool } from '../discovered-tools.js';
+import type { MessageRecord } from '../../daemon/endo-types.js';
 
 export type Args = Readonly<Record<string, unknown>>;
+
+/** What a turn tells the built-ins it calls. */
+export interface TurnScope {
+  /** The number of the message the turn handles; none outside a turn. */
+  readonly messageNumber?: bigint;
+  /** Which inbox messages the turn may see: its correspondent's, and fae's own to them. */
+  readonly visibleMessage: (message: MessageRecord) => boolean;
+  /** Forgets every thread of the turn's correspondent; how many went. */
+  readonly forget?: () => Promise<number>;
+}
 
 export interface BuiltInSpec {
   readonly name: string;

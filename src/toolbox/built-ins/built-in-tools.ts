@@ -5,7 +5,7 @@
 // forgetConversation; built-in-turn-tools.ts), and lal's directory, mail
 // and inspection tools (built-in-{directory,mail,inspection}-tools.ts).
 import type { GuestPowers, Ref } from '../../daemon/endo-types.js';
-import type { DiscoveredTools, FaeTool } from '../tools.js';
+import type { FaeTool } from '../discovered-tools.js';
 import type { DaemonAdapter } from '../../daemon/adapter.js';
 import { makeDaemonAdapter } from '../../daemon/adapter.js';
 import type { Logger } from '../../logging/log.js';
@@ -15,38 +15,13 @@ import { makeMailTools } from './built-in-mail-tools.js';
 import { makeInspectionTools } from './built-in-inspection-tools.js';
 import { makeSealedPowers, type HiddenMail, type SealedDirectory } from './sealed-powers.js';
 import { makeTurnTools, type TurnToolHooks } from './built-in-turn-tools.js';
-import { makeFirstTools } from './built-in-first-tools.js';
+import { makeFirstTools, type FirstToolHooks } from './built-in-first-tools.js';
 import { makeEvaluateTool } from './built-in-evaluate-tool.js';
 
-export interface BuiltInToolHooks {
+/** The first built-ins' hooks (built-in-first-tools.ts), and these. */
+export interface BuiltInToolHooks extends FirstToolHooks {
   /** The daemon adapter fae made at start; made on first use otherwise. */
   readonly daemon?: Promise<DaemonAdapter> | DaemonAdapter;
-  /** Told of every message the model dismissed. */
-  readonly onDismiss?: (number: bigint) => void;
-  /** Told of every message number the model answered with reply(). */
-  readonly onReply?: (number: bigint) => void;
-  /**
-   * Asked before a dismissal: true means "not now", the agent dismisses
-   * that message itself once its turn is over (the message being
-   * answered, whose closing notice still needs it).
-   */
-  readonly deferDismiss?: (number: bigint) => boolean;
-  /**
-   * Told of every name path fae itself bound or unbound (store, remove,
-   * adoptTool), once the daemon has done it; awaited, so the tool registry
-   * can take the change in before the model is asked again.
-   */
-  readonly onNameChanged?: (path: readonly string[]) => Promise<void>;
-  /**
-   * What tools/ holds now (pet name → formula id) when the tool registry
-   * vouches for it, undefined otherwise; adoptTool then lists nothing.
-   */
-  readonly installedTools?: () => ReadonlyMap<string, string> | undefined;
-  /**
-   * What the model is offered now (the tool registry's view), so adoptTool
-   * can say which name the adopted tool is called by.
-   */
-  readonly offeredTools?: () => Promise<DiscoveredTools>;
   /** Told of every successful send (built-in-turn-tools.ts). */
   readonly onSend?: TurnToolHooks['onSend'];
   /** Offer forgetConversation; each turn's scope says whose conversation it forgets. */

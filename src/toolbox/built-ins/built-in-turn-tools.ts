@@ -13,21 +13,11 @@ import { q } from '@endo/errors';
 import { FaeToolInterface } from '../../tool-kit/fae-tool-interface.js';
 import type { GuestPowers, MessageRecord, Ref } from '../../daemon/endo-types.js';
 import type { DaemonAdapter } from '../../daemon/adapter.js';
-import type { FaeTool } from '../tools.js';
-import { EDGE_NAMES, PET_NAMES, STRINGS, builtInSchema, withOwnExecute, type Args } from './built-in-tool.js';
+import type { FaeTool } from '../discovered-tools.js';
+import { EDGE_NAMES, PET_NAMES, STRINGS, builtInSchema, withOwnExecute, type Args, type TurnScope } from './built-in-tool.js';
 import { readNamePath, readStringArray } from './built-in-arguments.js';
 import { assertSaysSomething } from './message-content.js';
 import { messageText } from '../../daemon/message-format.js';
-
-/** What a turn tells the built-ins it calls. */
-export interface TurnScope {
-  /** The number of the message the turn handles; none outside a turn. */
-  readonly messageNumber?: bigint;
-  /** Which inbox messages the turn may see: its correspondent's, and fae's own to them. */
-  readonly visibleMessage: (message: MessageRecord) => boolean;
-  /** Forgets every thread of the turn's correspondent; how many went. */
-  readonly forget?: () => Promise<number>;
-}
 
 export interface TurnToolHooks {
   /**

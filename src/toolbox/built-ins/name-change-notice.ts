@@ -3,7 +3,7 @@
 // change fae makes under tools/ is taken in before the model is asked
 // again, without waiting for the directory's follower.
 import { E, Far } from '@endo/far';
-import type { FaeTool } from '../tools.js';
+import type { FaeTool } from '../discovered-tools.js';
 import { readNamePath } from './built-in-arguments.js';
 
 type Args = Readonly<Record<string, unknown>>;

@@ -7,7 +7,7 @@ import { E } from '@endo/far';
 import { q } from '@endo/errors';
 import type { FaeToolMethods, GuestPowers, Ref } from '../../daemon/endo-types.js';
 import { checkToolSchema } from '../tool-schema.js';
-import { TOOLS_DIRECTORY } from '../tools.js';
+import { TOOLS_DIRECTORY } from '../discovered-tools.js';
 import { withTimeout } from '../../timeout.js';
 import type { Logger } from '../../logging/log.js';
 import { isPetName } from '../../daemon/pet-name.js';

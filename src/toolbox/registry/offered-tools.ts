@@ -12,7 +12,7 @@
 import { q } from '@endo/errors';
 import type { ToolSchema } from '../../../providers/types.js';
 import type { Logger } from '../../logging/log.js';
-import type { DiscoveredTools, FaeTool, OfferedOrigin } from '../tools.js';
+import type { DiscoveredTools, FaeTool, OfferedOrigin } from '../discovered-tools.js';
 
 /** A tool under tools/ whose schema was read and checked. */
 export interface ToolCandidate {

@@ -9,8 +9,7 @@ import type { FaeToolMethods } from '../../daemon/endo-types.js';
 import { checkToolSchema } from '../tool-schema.js';
 import { withTimeout } from '../../timeout.js';
 import { cancelCall, executeWithCallId } from '../tool-cancellation.js';
-import { TOOLS_DIRECTORY } from '../tools.js';
-import type { DiscoveredTools, FaeTool } from '../tools.js';
+import { TOOLS_DIRECTORY, type DiscoveredTools, type FaeTool } from '../discovered-tools.js';
 import { offerTools, type BuiltInTool, type ToolCandidate, type ToolReports } from './offered-tools.js';
 
 /** One schema read, done once per (pet name, formula id). */

@@ -5,7 +5,7 @@
 // see the `tools` binding come to name another formula (or go); the
 // registry then follows the directory that is there now.
 import type { OwnNamesWatch } from '../../daemon/own-names.js';
-import { TOOLS_DIRECTORY } from '../tools.js';
+import { TOOLS_DIRECTORY } from '../discovered-tools.js';
 
 export const watchToolsBinding = (ownNames: OwnNamesWatch, onRebound: () => void) => {
   // The id `tools` named when first seen; undefined until then.

@@ -9,7 +9,7 @@
 // pass lands while the directory is being made (new-directory.ts).
 import { E } from '@endo/far';
 import type { GuestPowers, Ref } from '../../daemon/endo-types.js';
-import { TOOLS_DIRECTORY } from '../tools.js';
+import { TOOLS_DIRECTORY } from '../discovered-tools.js';
 import type { Logger } from '../../logging/log.js';
 import { makeUsableDirectory } from '../../daemon/new-directory.js';
 import { DEFAULT_RETRY_MS, retrying } from '../../daemon/backoff.js';

@@ -10,7 +10,7 @@ import type { GuestPowers, Ref } from '../../daemon/endo-types.js';
 import { readNameChange } from '../../daemon/name-changes.js';
 import { backoffMs, pause, type RetryMs } from '../../daemon/backoff.js';
 import type { NameChange, OpenFollower, PetNameChange } from '../../daemon/name-changes.js';
-import { TOOLS_DIRECTORY } from '../tools.js';
+import { TOOLS_DIRECTORY } from '../discovered-tools.js';
 
 export type { NameChange, OpenFollower } from '../../daemon/name-changes.js';
 
