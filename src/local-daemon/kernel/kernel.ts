@@ -3,10 +3,10 @@
 // their ids and to their name hubs. Everything else is built on it.
 import { q } from '@endo/errors';
 import { makeRandomHex } from './ids.js';
-import { nameRulesFor, type NameRules } from '../names/names.js';
-import type { PetStore } from '../names/pet-store.js';
+import { nameRulesFor } from '../names/names.js';
+import type { NameRules } from '../names/name-rules.js';
+import type { NameFeed, PetStore } from '../names/pet-store.js';
 import type { Mailbox } from '../mail/mailbox-state.js';
-import type { NameFeed } from '../names/name-changes.js';
 import type { Dialect } from '../../daemon/dialect.js';
 
 /**

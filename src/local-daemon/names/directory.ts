@@ -8,7 +8,8 @@ import type { Hub, Kernel } from '../kernel/kernel.js';
 import { assertValidId } from '../kernel/ids.js';
 import { formatLocator, idFromLocator } from './locators.js';
 import type { FollowOut } from '../follow/far-follower.js';
-import { locatorNameChangesSource, nameChangesSource, type NameFeed } from './name-changes.js';
+import { locatorNameChangesSource, nameChangesSource } from './name-changes.js';
+import type { NameFeed } from './pet-store.js';
 
 type NameOrPath = string | readonly string[];
 

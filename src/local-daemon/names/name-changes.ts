@@ -7,14 +7,8 @@
 // followLocatorNameChanges first gives every name of one formula,
 // `{ add: locator, names }`, then `{ add | remove: locator, names: [name] }`.
 import type { Kernel } from '../kernel/kernel.js';
-import type { PetStore, StoreChange } from './pet-store.js';
+import type { NameFeed, StoreChange } from './pet-store.js';
 import type { FollowSource } from '../follow/follow.js';
-
-/** What a hub can be followed by: its special names over its pet store. */
-export interface NameFeed {
-  readonly specials: Readonly<Record<string, string>>;
-  readonly store: PetStore;
-}
 
 export type NameChange =
   | { readonly add: string; readonly value: object; readonly type?: string }

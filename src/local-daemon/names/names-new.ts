@@ -4,7 +4,7 @@
 // ordinary pet names. Edge names may not be the message hub's own names.
 import { q } from '@endo/errors';
 import { assertEdgeNameFree } from './edge-names.js';
-import type { NameRules } from './names.js';
+import type { NameRules } from './name-rules.js';
 
 const SPECIAL_NAME = /^@[a-z][a-z0-9-]{0,127}$/;
 

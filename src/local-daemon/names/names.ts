@@ -6,20 +6,7 @@ import { q } from '@endo/errors';
 import { assertEdgeNameFree } from './edge-names.js';
 import type { Dialect } from '../../daemon/dialect.js';
 import { newNameRules } from './names-new.js';
-
-export interface NameRules {
-  isPetName(name: unknown): name is string;
-  isSpecialName(name: unknown): name is string;
-  isName(name: unknown): name is string;
-  assertName(name: string): void;
-  assertPetName(name: string): void;
-  /** A string is a one-element path; every element must be a name. */
-  namePathFrom(nameOrPath: string | readonly string[]): string[];
-  /** For operations that create or delete a binding: the last name must be a pet name. */
-  petNamePathFrom(nameOrPath: string | readonly string[]): string[];
-  /** Edge names label message attachments. */
-  assertEdgeNames(edgeNames: readonly string[]): void;
-}
+import type { NameRules } from './name-rules.js';
 
 const PET_NAME = /^[a-z0-9][a-z0-9-]{0,127}$/;
 const SPECIAL_NAME = /^[A-Z][A-Z0-9-]{0,127}$/;

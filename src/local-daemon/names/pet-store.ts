@@ -26,6 +26,12 @@ export interface PetStore {
   subscribe(listener: (change: StoreChange) => void): () => void;
 }
 
+/** What a hub can be followed by: its special names over its pet store. */
+export interface NameFeed {
+  readonly specials: Readonly<Record<string, string>>;
+  readonly store: PetStore;
+}
+
 export const makePetStore = (onChange: () => void): PetStore => {
   const bindings = new Map<string, string>();
   const listeners = new Set<(change: StoreChange) => void>();
