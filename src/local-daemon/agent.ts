@@ -2,36 +2,22 @@
 // name operations, mail, stored values, and for a host, guests and caplets
 // (host.ts).
 import { makeExo } from '@endo/exo';
-import type { AgentFormula, Kernel } from './kernel/kernel.js';
+import type { AgentFormula } from './kernel/kernel.js';
 import type { Instrument } from './kernel/instrument.js';
-import type { Formulator } from './kernel/formulate.js';
-import type { CapletRunner } from './workers/caplets.js';
 import { makeDirectoryOps } from './names/directory.js';
 import { bindingMethods } from './names/directory-new.js';
 import { makeHostMethods, type HostInternals } from './host.js';
 import { makeApproveEvaluation } from './workers/evaluation.js';
 import { idFromLocator } from './names/locators.js';
 import { makePetSitter } from './names/hubs.js';
-import { makeMailOps, type PostOffice } from './mail/mail.js';
+import { makeMailOps } from './mail/mail.js';
 import { interfacesFor } from './interfaces.js';
 import { agentDocs, docsFor, hostDocs, makeHelp } from './help.js';
 import { assertValidId } from './kernel/ids.js';
 import { makeValueMarshal } from './kernel/value-marshal.js';
-import type { FollowOut } from './follow/far-follower.js';
+import type { AgentPowers } from './agent-powers.js';
 
 type NameOrPath = string | readonly string[];
-
-export interface AgentPowers {
-  readonly kernel: Kernel;
-  readonly instrument: Instrument;
-  readonly formulator: Formulator;
-  readonly post: PostOffice;
-  readonly runner: CapletRunner;
-  /** Caplets made without a result name: kept alive as if pinned. */
-  readonly transientRoots: Set<string>;
-  /** Hands out follow* results in the dialect's form. */
-  readonly follow: FollowOut;
-}
 
 const makeAgentMethods = (id: string, formula: AgentFormula, powers: AgentPowers) => {
   const { kernel, formulator, post } = powers;
@@ -110,7 +96,6 @@ export const makeGuestExo = (id: string, formula: AgentFormula, powers: AgentPow
   return exo;
 };
 harden(makeGuestExo);
-
 
 export const makeHostExo = (
   id: string,

@@ -3,7 +3,7 @@
 import { q } from '@endo/errors';
 import type { AgentFormula } from './kernel/kernel.js';
 import type { DirectoryOps } from './names/directory.js';
-import type { AgentPowers } from './agent.js';
+import type { AgentPowers } from './agent-powers.js';
 import { makeProvideWorker } from './workers/workers.js';
 
 type NameOrPath = string | readonly string[];

@@ -9,7 +9,7 @@ import type { AgentFormula, Kernel } from '../kernel/kernel.js';
 import type { DirectoryOps } from '../names/directory.js';
 import type { WireMessage } from './mailbox-state.js';
 import type { Externalize } from './message-out.js';
-import { mailboxFor } from './mail.js';
+import { mailboxFor } from './post-office.js';
 
 type NameOrPath = string | readonly string[];
 

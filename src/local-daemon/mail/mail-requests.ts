@@ -7,7 +7,7 @@ import { makePromiseKit } from '@endo/promise-kit';
 import type { AgentFormula, Kernel } from '../kernel/kernel.js';
 import type { DirectoryOps } from '../names/directory.js';
 import type { WireMessage } from './mailbox-state.js';
-import type { PostOffice } from './mail.js';
+import type { PostOffice } from './post-office.js';
 
 type NameOrPath = string | readonly string[];
 

@@ -5,40 +5,16 @@
 import { q } from '@endo/errors';
 import type { AgentFormula, Kernel } from '../kernel/kernel.js';
 import type { DirectoryOps } from '../names/directory.js';
-import type { Mailbox, MessageRecord, WireMessage } from './mailbox-state.js';
-import type { FollowOut } from '../follow/far-follower.js';
+import type { MessageRecord, WireMessage } from './mailbox-state.js';
 import { makeExternalize, mapIterator } from './message-out.js';
 import { makeEditOps } from './mail-edit.js';
 import { makeFormOps } from './mail-forms.js';
 import { makeRequestOps } from './mail-requests.js';
 import { makeEvalOps } from '../workers/evaluation.js';
 import type { Formulator } from '../kernel/formulate.js';
+import { mailboxFor, type PostOffice } from './post-office.js';
 
 type NameOrPath = string | readonly string[];
-
-/** A pending request, shared by both copies of the request message. */
-export interface PendingRequest {
-  resolveWithId(id: string): void;
-  reject(reason: string): void;
-}
-
-/** Daemon-wide mail plumbing shared by every agent. */
-export interface PostOffice {
-  readonly requests: Map<string, PendingRequest>;
-  readonly follow: FollowOut;
-}
-
-/** The inbox behind a recipient id: a handle's agent, or an agent itself. */
-export const mailboxFor = (kernel: Kernel, id: string): { agentId: string; mailbox: Mailbox } => {
-  const formula = kernel.formulas.get(id);
-  const agentId = formula?.type === 'handle' ? formula.agent : id;
-  const agent = kernel.formulas.get(agentId);
-  if (agent === undefined || (agent.type !== 'host' && agent.type !== 'guest')) {
-    throw Error(`Formula ${q(id)} is not a mail recipient`);
-  }
-  return { agentId, mailbox: agent.mailbox };
-};
-harden(mailboxFor);
 
 /** The ids of a package's attachments, after the checks send and reply share, in the daemon's order. */
 const attachmentIds = async (

@@ -14,7 +14,7 @@ import { q } from '@endo/errors';
 import type { AgentFormula, Kernel } from '../kernel/kernel.js';
 import type { DirectoryOps } from '../names/directory.js';
 import type { WireMessage } from '../mail/mailbox-state.js';
-import type { PostOffice } from '../mail/mail.js';
+import type { PostOffice } from '../mail/post-office.js';
 import type { Formulator } from '../kernel/formulate.js';
 import { makeProvideWorker } from './workers.js';
 import { openRequest } from '../mail/mail-requests.js';
