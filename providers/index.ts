@@ -1,3 +1,6 @@
+// providers/: the chat contract (types.ts) and its adapters over the
+// official SDKs. It imports only src/logging of fae's.
+//
 // The provider factory: one Provider for the LAL_* settings in `env`. The
 // agent, setup scripts and tests import from here only.
 import { makeAnthropicProvider, makeAnthropicProviderFromConfig } from './anthropic.js';

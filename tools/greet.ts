@@ -1,3 +1,6 @@
+// tools/: the tool caplets fae ships, each run by the daemon on its own.
+// They import src/tool-kit and what is below it (scripts/check-imports.mjs).
+//
 // Example tool caplet: a greeting in one of a few languages. It needs no
 // powers; it shows the smallest possible FaeTool.
 import { makeFaeTool } from '../src/tool-kit/make-fae-tool.js';

@@ -1,6 +1,6 @@
-// src/agent/: the agent itself: startup, the inbox it follows, one bounded
-// ReAct turn per message, the system prompt, fae's own settings,
-// cancellation and the Fae exo's help texts.
+// src/agent/: the agent itself, started and wired here from its rooms turn/,
+// host/, authority/ and limits/, with config.ts its settings. It imports
+// src/toolbox and the layers below (scripts/check-imports.mjs).
 //
 // The fae agent: startup, then one turn per incoming message, for as long
 // as the daemon keeps it alive. agent.ts wires the provider in; tests can

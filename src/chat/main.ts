@@ -1,3 +1,6 @@
+// src/chat/: the terminal chat behind `npm start`, on src/local-daemon/. It
+// imports that, src/provisioning and the layers below; nothing imports it.
+//
 // `npm start`: a terminal chat with fae, which runs on an in-process local
 // daemon whose root host is the user (HOST). Started as
 //

@@ -1,19 +1,25 @@
+// src/conversations/: one private conversation per correspondent and thread,
+// persisted in fae's directory and kept within a context budget. It imports
+// src/daemon and the layers below (scripts/check-imports.mjs). See
+// README.md, "Conversations".
+//
 // The conversations fae holds, one per correspondent and thread. This
 // file wires the parts, each in its own file:
 //
-//   conversation-state.ts  what fae holds of one conversation
-//   conversation-memory.ts held, read back (store.ts), or new; the store
-//                          kept in step, also while it refuses (store-sync.ts)
-//   thread-finder.ts       which thread a message opens (threads.ts)
-//   turn-lines.ts          one turn at a time per conversation, in order
-//   open-turns.ts          a message's turn: opened, then recorded or dropped
-//   requests.ts            what each model request carries, within budget
-//                          (compaction.ts, window.ts)
-//   request-meter.ts       the estimate of each request against what it cost
-//   own-copy-links.ts      fae's own copies linking threads to its answers
-//   link-writes.ts         those links stored when no next turn comes soon
-//   forget.ts              forgetting a correspondent
-//   status.ts              what status() says of them
+//   conversation-state.ts        what fae holds of one conversation
+//   conversation-memory.ts       held, read back (store/store.ts), or new; the
+//                                store kept in step, also while it refuses
+//                                (store/store-sync.ts)
+//   thread-finder.ts             which thread a message opens (threads.ts)
+//   turn-lines.ts                one turn at a time per conversation, in order
+//   open-turns.ts                a message's turn: opened, then recorded or dropped
+//   requests/requests.ts         what each model request carries, within budget
+//                                (requests/compaction.ts, requests/window.ts)
+//   requests/request-meter.ts    the estimate of each request against what it cost
+//   own-copies/own-copy-links.ts fae's own copies linking threads to its answers
+//   own-copies/link-writes.ts    those links stored when no next turn comes soon
+//   forget.ts                    forgetting a correspondent
+//   status.ts                    what status() says of them
 //
 // fae.ts opens a turn per message; turn.ts asks the turn for each request.
 // Turns of different conversations may be open at the same time; those of

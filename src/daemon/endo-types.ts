@@ -1,6 +1,7 @@
 // src/daemon/: how fae talks to the Endo daemon: the shapes of its objects,
 // the far-iterator reader for its mail, and how a message record reads as
-// text. Only this folder should know a daemon generation's details.
+// text. Only this folder should know a daemon generation's details. It
+// imports providers and the layers below (scripts/check-imports.mjs).
 //
 // The parts of the daemon's objects that fae calls, as TypeScript sees them
 // through E(). Shapes follow ../shared/spec/endo-guest-api.md §4-§5.

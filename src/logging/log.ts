@@ -1,5 +1,6 @@
 // src/logging/: the event log and the redaction of secrets that every
-// log line, error text and transcript passes through.
+// log line, error text and transcript passes through. It imports nothing
+// of fae's.
 //
 // One short line per event ("message-received", "tool-called", ...), with
 // every value passed through the redactor. Whole transcripts appear only

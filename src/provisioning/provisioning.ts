@@ -1,4 +1,5 @@
-// src/provisioning/: what the setup scripts (setup*.ts) do to a host.
+// src/provisioning/: what the setup scripts (setup*.ts) do to a host. It
+// imports src/agent and the layers below (scripts/check-imports.mjs).
 //
 // This module holds what the scripts share: the tool modules and the
 // configuration they forward (read and checked once, before anything is

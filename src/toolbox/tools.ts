@@ -1,7 +1,8 @@
 // src/toolbox/: everything the model can call: discovery of the tools under
-// tools/ and the introduced ones, the built-ins and their argument readers,
+// tools/ and the introduced ones (registry/), the built-ins (built-ins/),
 // schema checks, tool-call extraction from text, execution with a timeout,
-// and how a result is written back for the model. It never imports the agent.
+// and how a result is written back for the model. It imports the layers
+// below it (scripts/check-imports.mjs), never the agent.
 //
 // Tool discovery and execution. At the start of every turn fae merges its
 // built-in tools with every FaeTool under its `tools/` directory, keyed by

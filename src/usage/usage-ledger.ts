@@ -1,3 +1,6 @@
+// src/usage/: what model calls cost: prices, the ledger per correspondent and
+// model, and its store. It imports src/daemon and the layers below.
+//
 // What fae's model calls have cost, per correspondent and per model:
 // requests, input tokens (of which cached, and written to the cache),
 // output tokens and, where the model's prices are known (prices.ts), an

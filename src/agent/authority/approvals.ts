@@ -1,3 +1,7 @@
+// src/agent/authority/: who may do what: the host's approval of tool calls
+// (policy, decision, channel, grants), sealed names and senders' names.
+// Imports: the layers below src/agent, and the rest of src/agent but fae.ts.
+//
 // Ask before acting (issue 22): the gate a turn passes before each tool
 // call. A call the policy names (approval-policy.ts), or whose tool asks
 // for it itself, runs only once the host approves it, unless a standing

@@ -1,3 +1,7 @@
+// src/agent/host/: the host's side: its forms, fae's LLM settings, the commands
+// fae answers itself, reports of trouble and help.
+// Imports: the layers below src/agent, and the rest of src/agent but fae.ts.
+//
 // Forms fae mails its host (May and August, next spec §3.1): its settings,
 // and later approvals. The daemon's form() says nothing back, so fae learns
 // a form's messageId from its own copy, which reaches its inbox before the

@@ -1,3 +1,7 @@
+// src/agent/limits/: what bounds a correspondent: the daily budget, the pace
+// guard and the usage accounts.
+// Imports: the layers below src/agent, and the rest of src/agent but fae.ts.
+//
 // A budget the host sets (issue 23): tokens per correspondent per day
 // (UTC), from FAE_BUDGET_TOKENS or from the value `budget` in fae's
 // directory, which the host may change while fae runs (a number of

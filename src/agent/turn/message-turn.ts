@@ -1,3 +1,6 @@
+// src/agent/turn/: the inbox, one turn per message, its progress and its end.
+// Imports: the layers below src/agent, and the rest of src/agent but fae.ts.
+//
 // One message, one turn: its conversation opened, the ReAct loop run with
 // the turn's own built-ins, fae's closing words (the model's plain answer,
 // or a notice in the voice of whoever reads it), then the turn stored and

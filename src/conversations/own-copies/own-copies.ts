@@ -1,3 +1,7 @@
+// src/conversations/own-copies/: fae's own copies of what it sent, and the
+// links from them to the threads they answer.
+// Imports: the layers below src/conversations, and the rest of it.
+//
 // fae's own copies of the messages it sent, kept until the link from each
 // to the thread it answers is stored (with that thread's next record, or
 // on its own after a pause: link-writes.ts), or the thread is forgotten. A copy may come many turns late (a burst of

@@ -1,3 +1,7 @@
+// src/conversations/requests/: what each model request carries: the window,
+// token estimates, each request's meter, and compaction.
+// Imports: the layers below src/conversations, and the rest of it.
+//
 // What each model request of a turn carries: the opening (the system
 // prompt, the summary, the conversation's turns), made and measured once
 // per change of the conversation rather than once per request, then the

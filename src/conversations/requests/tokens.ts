@@ -1,7 +1,3 @@
-// src/conversations/: one private conversation per correspondent and thread,
-// persisted in fae's directory and kept within a context budget. See
-// README.md, "Conversations".
-//
 // Token counts. Providers report what a request cost only after it was
 // made, and some never do, so the budget works on an estimate from the text
 // (about four characters a token), corrected by the ratio between reported

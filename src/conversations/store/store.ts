@@ -1,3 +1,7 @@
+// src/conversations/store/: where conversations are kept in fae's directory,
+// the records read back and their checks, and the store kept in step.
+// Imports: the layers below src/conversations, and the rest of it.
+//
 // Where conversations are kept: fae's own directory, one directory per
 // conversation generation, `conversations/<key>-g<n>/n<seq>`, the
 // finished turns a chunk per node (records.ts): the latest chunk is

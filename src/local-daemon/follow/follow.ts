@@ -1,3 +1,7 @@
+// src/local-daemon/follow/: the follow* streams, and how each dialect hands
+// one out.
+// Imports: src/daemon and below, and the rest of src/local-daemon.
+//
 // The daemon's follow* generators (followMessages, followNameChanges,
 // followLocatorNameChanges) as one local follower over a source: nothing
 // happens until the first pull; then it subscribes, replays the current

@@ -1,3 +1,7 @@
+// src/local-daemon/kernel/: the formula table and ids, formulas made and
+// collected, stored values, and the instrument on every call.
+// Imports: src/daemon and below, and the rest of src/local-daemon.
+//
 // The kernel: the daemon's formula table (its "disk"), the memo of live
 // values (what is incarnated now), and the map from live values back to
 // their ids and to their name hubs. Everything else is built on it.

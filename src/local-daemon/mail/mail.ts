@@ -1,3 +1,7 @@
+// src/local-daemon/mail/: each agent's inbox and mail: send, requests, forms,
+// edits, the MAIL hub and how a message leaves the daemon.
+// Imports: src/daemon and below, and the rest of src/local-daemon.
+//
 // An agent's mail operations (spec §4.3): send, reply, adopt, dismiss,
 // request/resolve/reject, listMessages and followMessages; forms and
 // values on May and August (mail-forms.ts), edits on August (mail-edit.ts),

@@ -1,3 +1,7 @@
+// src/local-daemon/names/: names in each generation's syntax, pet stores,
+// hubs, directories, locators and the name changes followed.
+// Imports: src/daemon and below, and the rest of src/local-daemon.
+//
 // Name syntax of the February daemon (spec §1.2), and the rules of each
 // generation behind one interface (May and August: names-new.ts).
 // Interface guards only check that names are strings; these checks run

@@ -1,3 +1,7 @@
+// src/local-daemon/workers/: where code runs: workers behind a CapTP
+// connection, the caplets in them, and evaluation.
+// Imports: src/daemon and below, and the rest of src/local-daemon.
+//
 // Which worker a caplet or an evaluation runs in (spec §2.1; next spec
 // §5.2, §6): a name bound to a worker, a new worker bound under an unbound
 // pet name, or, for none, a fresh worker (February, or trusted shims) or

@@ -1,3 +1,7 @@
+// src/toolbox/built-ins/: the tools fae itself gives the model, over a sealed
+// view of its powers, and their argument readers.
+// Imports: the layers below src/toolbox, and the rest of src/toolbox.
+//
 // fae's built-in tools, all made here over one sealed view of fae's
 // powers (sealed-powers.ts): upstream fae's first ones (list, lookup,
 // store, remove, adoptTool, reply, dismiss; built-in-first-tools.ts), the

@@ -1,3 +1,7 @@
+// src/toolbox/registry/: the live view of fae's tools/ directory and of the
+// tools introduced to it, and what is offered from them.
+// Imports: the layers below src/toolbox, and the rest of src/toolbox.
+//
 // The live tool registry: instead of listing tools/ and reading every
 // tool's schema at the start of each turn (and again after every round of
 // tool calls), fae follows the directory's name changes and reads a tool
