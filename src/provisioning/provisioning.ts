@@ -52,7 +52,7 @@ export const FS_TOOLS: readonly ToolCaplet[] = harden([
 
 /**
  * The settings fae reads from its env (providers/config.ts,
- * src/agent/config.ts): every one the README's configuration table lists,
+ * src/agent/config.ts): every one the configuration reference (docs/configuration.md) lists,
  * except those the scripts themselves read (LAL_AUTH_TOKEN_FILE,
  * FAE_SYSTEM_PROMPT_FILE, FAE_CWD).
  */
