@@ -19,6 +19,12 @@ export interface GiveUpOptions {
   readonly signal?: AbortSignal;
   /** Told once when fae gives up (not when `promise` settles first). */
   readonly onGiveUp?: () => void;
+  /**
+   * Asked when the time is up: while it says yes (the call waits for
+   * someone, not for its own work: the host's approval), the time starts
+   * again rather than running out.
+   */
+  readonly extendWhile?: () => boolean;
 }
 
 /**
@@ -29,7 +35,7 @@ export interface GiveUpOptions {
  */
 export const unlessGivenUp = <T>(
   promise: PromiseLike<T>,
-  { timeoutMs, describe, signal, onGiveUp }: GiveUpOptions,
+  { timeoutMs, describe, signal, onGiveUp, extendWhile }: GiveUpOptions,
 ): Promise<T> =>
   new Promise<T>((resolve, reject) => {
     let timer: ReturnType<typeof setTimeout> | undefined;
@@ -61,8 +67,11 @@ export const unlessGivenUp = <T>(
     }
     signal?.addEventListener('abort', onAbort, { once: true });
     if (timeoutMs !== undefined) {
-      timer = setTimeout(() => giveUp(new TimeoutError(describe())), timeoutMs);
-      timer.unref?.();
+      const arm = () => {
+        timer = setTimeout(() => (extendWhile?.() ? arm() : giveUp(new TimeoutError(describe()))), timeoutMs);
+        timer.unref?.();
+      };
+      arm();
     }
   });
 harden(unlessGivenUp);

@@ -1,7 +1,7 @@
 // The host's answers to fae's forms (a token, a decision) are hidden from
-// the built-ins (sealed-powers.ts, HiddenMail): a hidden message is not
-// listed and cannot be adopted from, and a hidden value cannot be reached
-// by any path, the mail hub's included. Judged by number and id, so the
+// the built-ins (sealed-powers.ts, HiddenMail): a hidden message is no
+// one's (not listed, "no such message" by number or path), and a hidden
+// value cannot be reached by any other path either. Judged by number and id, so the
 // test hides an ordinary package and its attachment, on every dialect.
 import test from 'ava';
 import { E } from '@endo/far';
@@ -26,14 +26,16 @@ test('a hidden message is not listed, not adopted from, and its value reached by
   const listed = JSON.stringify(await call('listMessages'), (_, v) => (typeof v === 'bigint' ? String(v) : v));
   t.false(listed.includes('the answer'));
   t.true(listed.includes('an ordinary question'));
-  await t.throwsAsync(call('adopt', { messageNumber: 0, edgeName: 'value', petName: 'mine' }), {
-    message: "message #0 is the host's answer to fae's own form; no tool may adopt from it",
-  });
-  await t.throwsAsync(call('lookup', { petName: `${special.mail}/0/value` }), {
-    message: `"${special.mail}/0/value" is the host's answer to fae's own form; no tool may read it`,
-  });
-  await t.throwsAsync(call('copy', { from: [special.mail, '0', 'value'], to: 'mine' }), {
-    message: /the host's answer to fae's own form/,
+  // A hidden message is no one's: as if it did not exist.
+  const noMessage = /^there is no message #0 in your inbox/;
+  await t.throwsAsync(call('adopt', { messageNumber: 0, edgeName: 'value', petName: 'mine' }), { message: noMessage });
+  await t.throwsAsync(call('lookup', { petName: `${special.mail}/0/value` }), { message: noMessage });
+  await t.throwsAsync(call('copy', { from: [special.mail, '0', 'value'], to: 'mine' }), { message: noMessage });
+  // Its value, under any other name, is refused by id.
+  await E(host).copy(['answer'], ['for-fae']);
+  await E(host).send('fae', ['a copy ', ''], ['copy'], ['for-fae']);
+  await t.throwsAsync(call('lookup', { petName: `${special.mail}/2/copy` }), {
+    message: `"${special.mail}/2/copy" is the host's answer to fae's own form; no tool may read it`,
   });
   t.false(JSON.stringify(await call('list')).includes('mine'));
 });

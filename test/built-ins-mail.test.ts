@@ -49,7 +49,7 @@ test('adopt keeps any attachment under a pet name, and refuses a taken name unle
     message: /No reference named "nope"/,
   });
   await t.throwsAsync(call('adopt', { messageNumber: 99, edgeName: 'present', petName: 'x' }), {
-    message: /No such message/,
+    message: /^there is no message #99 in your inbox/,
   });
   await t.throwsAsync(call('adopt', { messageNumber: 'three', edgeName: 'present', petName: 'x' }), {
     message: 'messageNumber must be a whole number such as 3 or "3", not "three"',
@@ -154,7 +154,7 @@ test('resolve and reject refuse what is not a pending request, and a missing nam
       message: `messageNumber: message #${p} is a package message, not a request; answer it with reply instead`,
     });
     await t.throwsAsync(call(tool, { messageNumber: 99, ...more }), {
-      message: 'messageNumber: there is no message #99 in your inbox; listMessages shows them',
+      message: 'there is no message #99 in your inbox; listMessages shows the messages you can act on',
     });
     await t.throwsAsync(call(tool, { messageNumber: -1 }), {
       message: 'messageNumber must be a whole number such as 3 or "3", not -1',

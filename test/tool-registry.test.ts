@@ -6,7 +6,7 @@ import { E } from '@endo/far';
 import type { Provider } from '../providers/types.js';
 import { startFaeInDaemon } from './support/fae-harness.js';
 import { makeScriptedProvider } from './support/scripted-provider.js';
-import { messageText } from './support/daemon.js';
+import { dialect, messageText } from './support/daemon.js';
 import { installTool, waitForLog } from './support/registry-tools.js';
 import { makeShippedTool } from './support/tool-caplets.js';
 
@@ -128,12 +128,14 @@ test('an adopted tool is usable in the same turn, reading only that tool', async
   t.is(daemon.callCounts().lookup, 1);
   // Which names tools/ holds came from the registry: nothing was listed,
   // and none of the four tools already there was identified: only the
-  // attachment and the adopted name, and what the seal on fae's private
-  // values identifies to judge the adopt (the path's prefixes, the sealed
-  // conversations, usage, budget, LLM settings, approval policy and
-  // grants, fae's own agent and handle: sealed-powers.ts).
+  // attachment (once as the turn starts, to know who gave it: given-by.ts)
+  // and the adopted name, and what the turn's view identifies to judge the
+  // adopt (the paths' prefixes and the sealed conversations, usage,
+  // budget, LLM settings, approval policy and grants, each time; fae's
+  // own agent, handle, host, mail and, on the newer daemons, network,
+  // once a turn: path-checks.ts).
   t.is(daemon.callCounts().list ?? 0, 0);
-  t.is(daemon.callCounts().identify, 22);
+  t.is(daemon.callCounts().identify, dialect === 'feb' ? 23 : 24);
   t.false(logs.some(line => line.includes('tools-listed')));
   await daemon.stop();
 });

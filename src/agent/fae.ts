@@ -52,7 +52,7 @@ import { makeHostForms, type HostForms } from './host/host-forms.js';
 import { makeLlmSettings, type LlmSettings } from './host/llm-settings.js';
 import type { ApprovalChannel } from './authority/approval-channel.js';
 import type { Approvals } from './authority/approvals.js';
-import { makeFaeApprovals } from './authority/fae-approvals.js';
+import { makeFaeApprovals, type Gives } from './authority/fae-approvals.js';
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -228,7 +228,7 @@ const turnsOn = (
   parts: FaeParts,
   daemon: DaemonAdapter,
   answeredBefore: Promise<ReadonlyMap<string, string>>,
-  approvals: Approvals,
+  { approvals, gives }: { approvals: Approvals; gives: Gives },
 ) => {
   const { config, logger, redact, conversations, registry, events, copies, editable, correspondentOf } = parts;
   return makeMessageTurns({
@@ -255,6 +255,7 @@ const turnsOn = (
     isFromHost: message => daemon.isFromHost(message),
     reports: makeHostReports({ send: text => daemon.send(daemon.names.host, asStrings(redact(text))), logger }),
     approvals,
+    gives,
   });
 };
 
@@ -265,7 +266,7 @@ const turnsOn = (
 const followMail = async (
   parts: FaeParts,
   daemon: DaemonAdapter,
-  { forms, channel, approvals }: { forms: HostForms; channel: ApprovalChannel; approvals: Approvals },
+  { forms, channel, approvals, gives }: { forms: HostForms; channel: ApprovalChannel; approvals: Approvals; gives: Gives },
 ) => {
   const { logger, conversations, config, editable, correspondentOf, cancelled } = parts;
   // Read before the replay is followed, so that it is what was there at the restart.
@@ -274,7 +275,7 @@ const followMail = async (
     return harden(new Map<string, string>());
   });
   await answeredBefore;
-  const turns = turnsOn(parts, daemon, answeredBefore, approvals);
+  const turns = turnsOn(parts, daemon, answeredBefore, { approvals, gives });
   await followInbox(daemon, {
     cancelled,
     onMessage: turns.handleMessage,
@@ -464,7 +465,13 @@ export const startFae = (
     const daemon = await daemonAdapter;
     const firstStart = await prepare({ powers, logger, config, conversations, registry });
     forms = makeHostForms({ powers, daemon, logger, dismiss, kinds: () => [settings.kind, ...approvals.kinds()] });
-    const asking = await approvals.start(daemon, forms, { dismiss, reviewed: builtIns.reviewed });
+    const describe = describeWith(parts.senderNames);
+    const asking = await approvals.start(daemon, forms, {
+      dismiss,
+      reviewed: builtIns.reviewed,
+      nameRecipient: async to =>
+        to.kind === 'directory' ? `the directory ${to.shown}` : to.id === undefined ? to.shown : describe(to.id, to.id),
+    });
     // Before any turn: settings the host gave in the form outlive a restart.
     await settings.restore(forms);
     // Read back in the background: turns are counted meanwhile, and added to what was stored.

@@ -6,7 +6,7 @@
 // paths into the mail hub.
 import { E } from '@endo/far';
 import type { Dialect, SpecialNames } from './dialect.js';
-import { detectDialect, formulaIdOf, specialNames } from './dialect.js';
+import { detectDialect, formulaIdOf, isFormulaId, specialNames } from './dialect.js';
 import type { GuestPowers, MessageRecord, NameOrPath, Ref } from './endo-types.js';
 import { makeFollowReader } from './follow-reader.js';
 import { callNear } from './near-call.js';
@@ -44,7 +44,7 @@ export interface DaemonAdapter {
   isFromHost(message: Pick<MessageRecord, 'from'>): boolean;
   /** The raw id of a message's sender: one stable string per correspondent. */
   senderIdOf(message: Pick<MessageRecord, 'from'>): string;
-  /** fae's pet names for a message's sender (`from`), `[]` if it has none. */
+  /** fae's pet names for a message's sender (`from`, or any raw id), `[]` if it has none. */
   senderNames(from: string): Promise<readonly string[]>;
   /** Replayed then new messages, normalized; fae's own copies included. */
   followMessages(): AsyncIterableIterator<InboxMessage>;
@@ -157,8 +157,9 @@ export const makeDaemonAdapter = async (powers: Ref<GuestPowers>): Promise<Daemo
       selfId !== undefined && senderIdOf(message) === selfId,
     isFromHost: (message: Pick<MessageRecord, 'from'>) => hostId !== undefined && senderIdOf(message) === hostId,
     senderIdOf,
+    // A raw id is named by reverseIdentify in every generation; a locator by reverseLocate.
     senderNames: async (from: string) =>
-      febDialect ? E(powers).reverseIdentify(from) : E(powers).reverseLocate(from),
+      febDialect || isFormulaId(from) ? E(powers).reverseIdentify(from) : E(powers).reverseLocate(from),
     followMessages: () => {
       const inner = makeFollowReader<MessageRecord>(E(powers).followMessages());
       const iterator: AsyncIterableIterator<InboxMessage> = harden({

@@ -14,7 +14,8 @@ import { q } from '@endo/errors';
 import { checkToolSchema } from './tool-schema.js';
 import { unlessGivenUp, withTimeout } from '../timeout.js';
 import { cancelCall, executeWithCallId, makeToolCallId } from './tool-cancellation.js';
-import { ownExecuteOf, type TurnScope } from './built-ins/built-in-tool.js';
+import { ownExecuteOf } from './built-ins/built-in-tool.js';
+import type { TurnScope } from './built-ins/turn-scope.js';
 import type { Logger } from '../logging/log.js';
 import type { FaeToolMethods, GuestPowers, Ref } from '../daemon/endo-types.js';
 import { silentLogger } from '../logging/log.js';
@@ -148,7 +149,8 @@ export const executeTool = async (
   const given = harden({ ...args });
   const describe = () => `Tool ${q(name)} did not answer within ${timeoutMs} ms`;
   const own = ownExecuteOf(tool);
-  if (own !== undefined) return unlessGivenUp(own(given, scope), { timeoutMs, describe });
+  // A built-in that waits for the host (a hand-over's approval) is not out of time meanwhile.
+  if (own !== undefined) return unlessGivenUp(own(given, scope), { timeoutMs, describe, extendWhile: scope?.waitingForHost });
   const callId = makeToolCallId();
   return unlessGivenUp(executeWithCallId(tool, given, callId), {
     timeoutMs,

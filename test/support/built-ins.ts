@@ -3,7 +3,10 @@
 // when the model makes it. The daemon stops when the test ends, pass or fail.
 import type { ExecutionContext } from 'ava';
 import { E } from '@endo/far';
+import { Fail } from '@endo/errors';
 import { makeBuiltInTools, type BuiltInToolHooks } from '../../src/toolbox/built-ins/built-in-tools.js';
+import { ownExecuteOf } from '../../src/toolbox/built-ins/built-in-tool.js';
+import type { TurnScope } from '../../src/toolbox/built-ins/turn-scope.js';
 import { detectDialect, specialNames } from '../../src/daemon/dialect.js';
 import { makeLocalDaemon, type LocalDaemon } from './daemon.js';
 
@@ -17,11 +20,18 @@ export interface GuestOptions {
   /** Runs with the host before the guest is made. */
   readonly prepare?: (host: Far, daemon: LocalDaemon) => Promise<void>;
   readonly hooks?: BuiltInToolHooks;
+  /** The scope the calls are made in: the host's turn, letting everything go, unless given. */
+  readonly scope?: TurnScope;
 }
+
+/** A turn of the host's, which sees all mail and may hand anything over (nothing asks). */
+export const HOST_SCOPE: TurnScope = harden({
+  principal: { ownsMessage: () => true, mayGive: async () => {} },
+});
 
 export const startGuestWithBuiltIns = async (
   t: ExecutionContext,
-  { introduced = [], prepare, hooks }: GuestOptions = {},
+  { introduced = [], prepare, hooks, scope = HOST_SCOPE }: GuestOptions = {},
 ) => {
   const daemon = makeLocalDaemon();
   // In-process, nothing else keeps the event loop alive while a call waits
@@ -40,11 +50,10 @@ export const startGuestWithBuiltIns = async (
   const powers: Far = await E(host).lookup('profile-for-fae');
   const special = specialNames(await detectDialect(powers));
   const { tools } = makeBuiltInTools(powers, hooks);
-  /** Calls a built-in as the model would; resolves to its result. */
-  const call = (name: string, args: Record<string, unknown> = {}): Promise<unknown> => {
-    const tool = tools.get(name);
-    if (tool === undefined) throw Error(`no built-in ${name}`);
-    return E(tool).execute(harden(args));
+  /** Calls a built-in as fae does in a turn of `scope`'s (executeTool); resolves to its result. */
+  const call = async (name: string, args: Record<string, unknown> = {}, within: TurnScope = scope): Promise<unknown> => {
+    const execute = ownExecuteOf(tools.get(name)) ?? Fail`no built-in ${name}`;
+    return execute(harden(args), within);
   };
   /** The numbers of the messages in the guest's inbox, oldest first. */
   const inbox = async (): Promise<bigint[]> =>

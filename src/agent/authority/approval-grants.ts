@@ -11,6 +11,10 @@
 // A grant names a tool from tools/ by the capability it is (its formula
 // id), not by its name: a tool put in its place under the same name is
 // asked for again. A built-in is named by its name.
+//
+// A grant may also let a capability go to one recipient (give: true): the
+// host answered "always" when fae's model wanted to hand it over. It names
+// both by id, so renaming either changes nothing.
 import { E } from '@endo/far';
 import { M, matches } from '@endo/patterns';
 import type { GuestPowers, Ref } from '../../daemon/endo-types.js';
@@ -32,11 +36,13 @@ export interface Grant {
   readonly who: string;
   /** When the host granted it (ISO). */
   readonly granted: string;
+  /** A grant to hand the capability `toolId` to `correspondent`, not to call a tool. */
+  readonly give?: boolean;
 }
 
 const GrantShape = M.splitRecord(
   { number: M.number(), tool: M.string(), who: M.string(), granted: M.string() },
-  { toolId: M.string(), correspondent: M.string() },
+  { toolId: M.string(), correspondent: M.string(), give: M.boolean() },
 );
 const StoredShape = M.splitRecord({ grants: M.arrayOf(GrantShape) });
 
@@ -47,6 +53,7 @@ export interface GrantedTool {
 }
 
 const covers = (grant: Grant, { tool, toolId }: GrantedTool, correspondent: string) =>
+  grant.give !== true &&
   (grant.toolId === undefined ? toolId === undefined && grant.tool === tool : grant.toolId === toolId) &&
   (grant.correspondent === undefined || grant.correspondent === correspondent);
 
@@ -84,6 +91,16 @@ export const makeApprovalGrants = ({ powers, logger, now = () => new Date() }: {
     return writing;
   };
 
+  /** Adds a grant of the next number, granted now; resolves with it once stored. */
+  const append = async (fields: Omit<Grant, 'number' | 'granted'>) => {
+    await read();
+    const number = grants.reduce((most, grant) => Math.max(most, grant.number), 0) + 1;
+    const grant: Grant = harden({ number, ...fields, granted: now().toISOString() });
+    grants = harden([...grants, grant]);
+    await write();
+    return grant;
+  };
+
   return harden({
     /** Reads the stored grants (at start, so status() shows them). */
     start: async () => {
@@ -92,20 +109,18 @@ export const makeApprovalGrants = ({ powers, logger, now = () => new Date() }: {
     /** The grant that covers this tool in `correspondent`'s turns, read afresh. */
     find: async (tool: GrantedTool, correspondent: string) => (await read()).find(grant => covers(grant, tool, correspondent)),
     /** Records a grant; resolves with it once stored. */
-    add: async (tool: GrantedTool, whose: { correspondent: string; who: string } | undefined) => {
-      await read();
-      const number = grants.reduce((most, grant) => Math.max(most, grant.number), 0) + 1;
-      const grant: Grant = harden({
-        number,
+    add: async (tool: GrantedTool, whose: { correspondent: string; who: string } | undefined) =>
+      append({
         tool: tool.tool,
         ...(tool.toolId === undefined ? {} : { toolId: tool.toolId }),
         ...(whose === undefined ? { who: 'everyone' } : { correspondent: whose.correspondent, who: whose.who }),
-        granted: now().toISOString(),
-      });
-      grants = harden([...grants, grant]);
-      await write();
-      return grant;
-    },
+      }),
+    /** The grant that lets capability `capabilityId` go to `recipientId`, read afresh. */
+    findGive: async (capabilityId: string, recipientId: string) =>
+      (await read()).find(grant => grant.give === true && grant.toolId === capabilityId && grant.correspondent === recipientId),
+    /** Records that capability `capabilityId` (`shown`) may go to `recipientId` (`who`); resolves with the grant once stored. */
+    addGive: async ({ capabilityId, shown, recipientId, who }: { capabilityId: string; shown: string; recipientId: string; who: string }) =>
+      append({ tool: `give ${shown}`, toolId: capabilityId, correspondent: recipientId, who, give: true }),
     /** Revokes grant `number`; resolves with it, or undefined when there is none. */
     revoke: async (number: number) => {
       await read();

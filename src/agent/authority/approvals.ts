@@ -17,12 +17,12 @@ import { formulaIdOf } from '../../daemon/dialect.js';
 import type { Logger } from '../../logging/log.js';
 import type { Redact } from '../../logging/redact.js';
 import { type DiscoveredTools, type FaeTool, TOOLS_DIRECTORY } from '../../toolbox/discovered-tools.js';
-import { TimeoutError, unlessGivenUp } from '../../timeout.js';
 import { rulesNaming, type ApprovalPolicyHolder, type ApprovalRule } from './approval-policy.js';
 import type { ApprovalGrants, GrantedTool } from './approval-grants.js';
 import type { ApprovalChannel } from './approval-channel.js';
 import { readDecision } from './approval-decision.js';
-import { approvalText, argumentsSummary, durationText } from './approval-text.js';
+import { approvalText, argumentsSummary, unshownArguments } from './approval-text.js';
+import type { HostWait, WaitingTurn } from './approval-wait.js';
 import { senderWord } from './sender-names.js';
 
 /** The turn a call is made in. */
@@ -36,17 +36,11 @@ export interface ApprovalTurn {
   readonly fromHost: boolean;
 }
 
-export interface ApprovalAsk {
+export interface ApprovalAsk extends WaitingTurn {
   readonly name: string;
   readonly args: Readonly<Record<string, unknown>>;
   readonly tools: DiscoveredTools;
   readonly turn: ApprovalTurn;
-  /** The turn's: ends the wait when the turn is cancelled. */
-  readonly signal: AbortSignal;
-  /** Told as the wait begins (the turn tells its sender, once). */
-  readonly onWait?: (tool: string) => void;
-  /** Frees the turn's place among the concurrent turns while it waits; returns the taking back. */
-  readonly park?: () => () => void;
 }
 
 export type ApprovalOutcome =
@@ -70,9 +64,10 @@ export interface ApprovalsOptions {
   readonly policy: ApprovalPolicyHolder;
   readonly grants: ApprovalGrants;
   readonly channel: ApprovalChannel;
+  /** How a turn waits for the host's answer (approval-wait.ts). */
+  readonly hostWait: HostWait;
   readonly logger: Logger;
   readonly redact: Redact;
-  readonly timeoutMs: number;
   /** Tells the host (fae's words; redacted on the way). */
   readonly tellHost: (text: string) => Promise<void>;
   /**
@@ -141,8 +136,7 @@ const decide = async (
   return refused(`The host's answer was not understood (${decision.why}), so this was not run; it counts as a denial.`);
 };
 
-export const makeApprovals = ({ powers, policy, grants, channel, logger, redact, timeoutMs, tellHost, reviewed }: ApprovalsOptions) => {
-  let waiting = 0;
+export const makeApprovals = ({ powers, policy, grants, hostWait, channel, logger, redact, tellHost, reviewed }: ApprovalsOptions) => {
 
   /** Whether one of the rules naming a tool applies in this turn: WHO compared by identity. */
   const applies = async (rules: readonly ApprovalRule[], turn: ApprovalTurn) => {
@@ -170,33 +164,29 @@ export const makeApprovals = ({ powers, policy, grants, channel, logger, redact,
   const askHost = async (ask: ApprovalAsk, tool: Grantable, origin: { petName?: string; ownName?: string }) => {
     const { name, turn } = ask;
     const started = Date.now();
+    // The host approves exactly what runs: arguments it cannot be shown whole are refused unasked.
+    const unshown = unshownArguments(ask.args, redact);
+    if (unshown !== undefined) {
+      audit(ask, 'denied', 'fae', started, unshown);
+      return refused(unshown);
+    }
     const call = { tool: name, ...origin, args: ask.args, asker: turn.sender, askerIsHost: turn.fromHost, message: turn.message, tag: newTag() };
-    const text = approvalText(call, { redact, waitText: durationText(timeoutMs), answering: channel.answering(senderWord(turn.sender), name) });
-    ask.onWait?.(name);
-    const unpark = ask.park?.();
-    waiting += 1;
-    let asked: ReturnType<ApprovalChannel['ask']> | undefined;
-    try {
-      asked = channel.ask(text, senderWord(turn.sender));
-      const answer = await unlessGivenUp(asked.answer, { timeoutMs, describe: () => 'no answer', signal: ask.signal });
-      return await decide({ grants, tellHost, audit }, ask, answer, tool, started);
-    } catch (error) {
-      if (error instanceof TimeoutError) {
-        asked?.stopWaiting(`I had waited ${durationText(timeoutMs)}`);
+    const text = approvalText(call, { waitText: hostWait.waitText, answering: channel.answering(senderWord(turn.sender), name) });
+    const outcome = await hostWait.wait(text, senderWord(turn.sender), name, ask);
+    switch (outcome.kind) {
+      case 'answer':
+        return decide({ grants, tellHost, audit }, ask, outcome.answer, tool, started);
+      case 'timeout':
         audit(ask, 'denied', 'timeout', started);
-        return refused(`The host did not answer within ${durationText(timeoutMs)}, so this was not run. Go on without it, or tell the sender it needs the host's approval.`);
-      }
-      if (ask.signal.aborted) {
-        asked?.stopWaiting('the turn was stopped');
+        return refused(`The host did not answer within ${hostWait.waitText}, so this was not run. Go on without it, or tell the sender it needs the host's approval.`);
+      case 'abandoned':
         audit(ask, 'abandoned', 'cancellation', started);
-        throw error;
+        throw outcome.error;
+      default: {
+        const problem = redact(outcome.problem instanceof Error ? outcome.problem.message : String(outcome.problem));
+        audit(ask, 'denied', 'failure', started, problem);
+        return refused(`The host's approval could not be asked for (${problem}), so this was not run.`);
       }
-      const problem = redact(error instanceof Error ? error.message : String(error));
-      audit(ask, 'denied', 'failure', started, problem);
-      return refused(`The host's approval could not be asked for (${problem}), so this was not run.`);
-    } finally {
-      waiting -= 1;
-      unpark?.();
     }
   };
 
@@ -216,16 +206,17 @@ export const makeApprovals = ({ powers, policy, grants, channel, logger, redact,
     if (!reviewed?.byDaemon) return askHost(ask, 'never', {});
     ask.onWait?.(ask.name);
     const unpark = ask.park?.();
-    waiting += 1;
+    const release = hostWait.hold();
     const after = (error?: unknown) => {
-      waiting -= 1;
+      release();
       unpark?.();
       const reason = error === undefined ? '' : redact(error instanceof Error ? error.message : String(error));
       audit(ask, error === undefined ? 'approved' : 'denied or failed', "host, by the daemon's eval-request", started, reason);
     };
-    return harden({ run: true, waitsMs: timeoutMs, after });
+    return harden({ run: true, waitsMs: hostWait.timeoutMs, after });
   };
 
+  /** Whether the call may run now; resolves once the host has answered, if it must. */
   /** Whether the call may run now; resolves once the host has answered, if it must. */
   const gate = async (ask: ApprovalAsk): Promise<ApprovalOutcome> => {
     const { name, tools, turn } = ask;
@@ -238,6 +229,12 @@ export const makeApprovals = ({ powers, policy, grants, channel, logger, redact,
     const needed = (origin?.needsApproval ?? false) || (named.length > 0 && (await applies(named, turn)));
     if (!needed) return RUN;
     const started = Date.now();
+    // Not even a standing grant sends fae's secrets, or what could hide them, to a consequential tool.
+    const unshown = unshownArguments(ask.args, redact);
+    if (unshown !== undefined) {
+      audit(ask, 'denied', 'fae', started, unshown);
+      return refused(unshown);
+    }
     const tool = await grantedTool(name, origin?.petName);
     const grant = tool === undefined ? undefined : await grants.find(tool, turn.correspondent);
     if (grant !== undefined) {
@@ -254,8 +251,8 @@ export const makeApprovals = ({ powers, policy, grants, channel, logger, redact,
       harden({
         policy: policy.current().text,
         policyFrom: policy.source(),
-        timeoutMs,
-        waiting,
+        timeoutMs: hostWait.timeoutMs,
+        waiting: hostWait.waiting(),
         grants: grants.list(),
       }),
     revoke: (number: number) => grants.revoke(number),

@@ -1,6 +1,8 @@
 // fae's approvals put together (issue 22): the policy in force (FAE_APPROVE,
 // or the host's value, followed), the standing grants, and, once the
-// daemon is known, the channel to the host and the gate each turn passes.
+// daemon is known, the channel to the host, the gate each turn passes
+// before a tool call, and the gate before anything fae holds is handed
+// over (approval-gives.ts).
 // Until then nothing can need approval, as no turn runs.
 import type { GuestPowers, Ref } from '../../daemon/endo-types.js';
 import type { DaemonAdapter } from '../../daemon/adapter.js';
@@ -15,6 +17,9 @@ import { POLICY_NAME, makeApprovalPolicyHolder } from './approval-policy.js';
 import { makeApprovalGrants } from './approval-grants.js';
 import { makeApprovalChannel, type ApprovalChannel } from './approval-channel.js';
 import { makeApprovals, type Approvals } from './approvals.js';
+import { makeHostWait } from './approval-wait.js';
+import { makeGiveGate, type GiveGateOptions } from './approval-gives.js';
+import { makeGivenBy } from './given-by.js';
 import { bestEffort } from '../best-effort.js';
 
 export const makeFaeApprovals = ({
@@ -43,17 +48,30 @@ export const makeFaeApprovals = ({
     start: async (
       daemon: DaemonAdapter,
       forms: HostForms,
-      { dismiss, reviewed }: { readonly dismiss: (number: bigint) => Promise<boolean>; readonly reviewed: (tool: FaeTool | undefined) => boolean },
+      {
+        dismiss,
+        reviewed,
+        nameRecipient,
+      }: {
+        readonly dismiss: (number: bigint) => Promise<boolean>;
+        readonly reviewed: (tool: FaeTool | undefined) => boolean;
+        readonly nameRecipient: GiveGateOptions['nameRecipient'];
+      },
     ) => {
       channel = makeApprovalChannel({ daemon, powers, forms, logger, tellHost, dismiss });
+      const hostWait = makeHostWait({ channel, timeoutMs: config.approvalTimeoutMs });
       gate = makeApprovals({
-        ...{ powers, policy, grants, channel, logger, redact, tellHost },
-        timeoutMs: config.approvalTimeoutMs,
+        ...{ powers, policy, grants, channel, hostWait, logger, redact, tellHost },
         // evaluate: the host reviews every call; on February the daemon asks it.
         reviewed: harden({ is: reviewed, byDaemon: daemon.reviewsEvaluation }),
       });
+      const givenBy = makeGivenBy(powers, { mailPath: daemon.mailPath });
+      const gives = harden({
+        gate: makeGiveGate({ grants, hostWait, channel, givenBy, logger, tellHost, nameRecipient }),
+        note: givenBy.note,
+      });
       await bestEffort(logger, 'approval-grants', () => grants.start(), undefined);
-      return harden({ channel, approvals: gate });
+      return harden({ channel, approvals: gate, gives });
     },
     /** The kinds of form whose late answers fae takes: an approval form's. */
     kinds: (): readonly FormKind[] => (channel === undefined ? [] : [channel.kind]),
@@ -67,3 +85,5 @@ export const makeFaeApprovals = ({
 };
 harden(makeFaeApprovals);
 export type FaeApprovals = ReturnType<typeof makeFaeApprovals>;
+/** The gate before a hand-over, and what notes who gave fae what. */
+export type Gives = Awaited<ReturnType<FaeApprovals['start']>>['gives'];

@@ -15,6 +15,7 @@ import type { UsageAccounts } from '../limits/usage-accounts.js';
 import type { Budget } from '../limits/budget.js';
 import type { Pace } from '../limits/pace.js';
 import type { Approvals } from '../authority/approvals.js';
+import type { Gives } from '../authority/fae-approvals.js';
 import type { Cancellation } from './cancellation.js';
 import type { Deliver } from './deliver.js';
 import type { ProgressReplies } from './progress-reply.js';
@@ -82,6 +83,8 @@ export interface MessageTurnOptions {
   readonly usage: UsageAccounts;
   /** The host's approval of the calls that need it (approvals.ts); every call runs without. */
   readonly approvals?: Approvals;
+  /** The gate before anything fae holds is handed over, and what notes who gave fae what (approval-gives.ts); without it only the host is given anything. */
+  readonly gives?: Gives;
   /** What /approvals shows (status().approvals). */
   readonly approvalsView?: () => ApprovalsView;
   /** /revoke N: revokes a standing grant; resolves whether there was one. */

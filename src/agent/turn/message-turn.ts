@@ -13,7 +13,8 @@ import type { InboxMessage } from '../../daemon/adapter.js';
 import type { MessageRecord } from '../../daemon/endo-types.js';
 import type { OpenTurn } from '../../conversations/conversations.js';
 import { correspondentPrefix } from '../../conversations/threads.js';
-import type { TurnScope } from '../../toolbox/built-ins/built-in-tool.js';
+import type { Give, TurnPrincipal, TurnScope } from '../../toolbox/built-ins/turn-scope.js';
+import type { ApprovalTurn } from '../authority/approvals.js';
 import type { DiscoveredTools } from '../../toolbox/discovered-tools.js';
 import { formatIncomingMessage } from '../../daemon/message-format.js';
 import { troubleOf } from '../../../providers/errors.js';
@@ -79,22 +80,50 @@ const forgetting = ({ conversations, redact, editable }: MessageTurnOptions, sta
 };
 
 /**
- * What the turn tells the built-ins it calls: its message, its
- * correspondent's mail, its correspondent to forget. Frozen, not
- * hardened: it goes to fae's own built-ins only (executeTool), and
- * hardening would walk its functions, made for every turn.
+ * The authority the turn acts with (turn-scope.ts): its correspondent's
+ * mail (the host's: all of it), and a hand-over only through the give
+ * gate, which may wait for the host like a tool call's approval.
  */
-const turnScopeOf = (options: MessageTurnOptions, state: TurnState): TurnScope =>
+const principalOf = (options: MessageTurnOptions, state: TurnState, waiting: TurnWaiting, fromHost: boolean): TurnPrincipal => {
+  const { gives, isOwn, correspondentOf } = options;
+  let signal: AbortSignal | undefined;
+  /** The turn's cancellation as a signal, made on the first hand-over that asks. */
+  const signalOf = () => {
+    if (signal === undefined) {
+      const controller = new AbortController();
+      void waiting.cancelled.promise.then(reason => controller.abort(reason));
+      signal = controller.signal;
+    }
+    return signal;
+  };
+  return Object.freeze({
+    // Mail from the turn's correspondent, and fae's own mail to them; all of it for the host.
+    ownsMessage: (message: MessageRecord) =>
+      fromHost ||
+      (isOwn(message) ? correspondentOf({ ...message, from: message.to }) : correspondentOf(message)) === state.correspondent,
+    mayGive: async (give: Give) => {
+      if (gives === undefined) {
+        if (give.to.isHost) return;
+        throw Error('handing a capability over needs the host\'s approval, which cannot be asked here');
+      }
+      await gives.gate({ give, turn: waiting.turn, signal: signalOf(), onWait: waiting.onWait, park: waiting.park });
+    },
+  });
+};
+
+/**
+ * What the turn tells the built-ins it calls: its message, whose authority
+ * it acts with, its correspondent to forget. Frozen, not hardened: it goes
+ * to fae's own built-ins only (executeTool), and hardening would walk its
+ * functions, made for every turn.
+ */
+const turnScopeOf = (options: MessageTurnOptions, state: TurnState, waiting: TurnWaiting, fromHost: boolean): TurnScope =>
   Object.freeze({
     messageNumber: state.number,
-    // Mail from the turn's correspondent, and fae's own mail to them.
-    visibleMessage: (message: MessageRecord) =>
-      options.isOwn(message)
-        ? options.correspondentOf({ ...message, from: message.to }) === state.correspondent
-        : options.correspondentOf(message) === state.correspondent,
+    principal: principalOf(options, state, waiting, fromHost),
     forget: forgetting(options, state),
+    waitingForHost: waiting.waitingForHost,
   });
-
 
 /** What a turn's model calls spent, counted for status(). */
 const countTokens = ({ tally }: MessageTurnOptions, spent: TurnUsage) => {
@@ -115,27 +144,55 @@ const spend = (options: MessageTurnOptions, spent: TurnUsage, state: TurnState, 
   charge(options, spent, state, sender);
 };
 
+/** How a turn waits for its host (a tool call's approval, a hand-over): who it is, who is told, whose place is freed. */
+interface TurnWaiting {
+  readonly turn: ApprovalTurn;
+  readonly onWait: (what: string) => void;
+  readonly park: () => () => void;
+  /** Whether the turn waits for its host now. */
+  readonly waitingForHost: () => boolean;
+  readonly cancelled: TurnParts['stop']['cancelled'];
+}
+
 /**
- * The turn's gate before each tool call: the host's approval where it is
- * needed. Its sender is told once that the turn waits (the host, who gets
- * the request itself, only where its progress reply shows it anyway).
+ * How the turn waits for its host. Its sender is told once that the turn
+ * waits (the host, who gets the request itself, only where its progress
+ * reply shows it anyway).
  */
-const approverOf = (
-  { approvals, events }: MessageTurnOptions,
+const waitingOf = (
+  { events }: MessageTurnOptions,
   state: TurnState,
-  { sender, progress, park }: Pick<TurnParts, 'sender' | 'progress' | 'park'>,
+  { sender, progress, park, stop }: Pick<TurnParts, 'sender' | 'progress' | 'park' | 'stop'>,
   fromHost: boolean,
-) => {
-  if (approvals === undefined) return undefined;
+): TurnWaiting => {
   let told = false;
-  const onWait = (tool: string) => {
+  const onWait = (what: string) => {
     const now = !told && !fromHost;
     told = true;
     const whose = fromHost ? 'your' : "my host's";
-    progress.awaiting(`Working on it… waiting for ${whose} approval to run ${tool}.`, { now });
-    events.emit({ type: 'progress', message: state.number, text: `waiting for the host's approval to run ${tool}` });
+    progress.awaiting(`Working on it… waiting for ${whose} approval to ${what.startsWith('give ') ? what : `run ${what}`}.`, { now });
+    events.emit({ type: 'progress', message: state.number, text: `waiting for the host's approval to ${what.startsWith('give ') ? what : `run ${what}`}` });
   };
   const turn = harden({ message: state.number, correspondent: state.correspondent, sender, fromHost });
+  // A wait for the host parks the turn (inbox.ts); while it is parked, the time of its built-in calls stands still.
+  let parked = 0;
+  const parkWhileWaiting = () => {
+    parked += 1;
+    const unpark = park();
+    let back = false;
+    return () => {
+      if (back) return;
+      back = true;
+      parked -= 1;
+      unpark();
+    };
+  };
+  return Object.freeze({ turn, onWait, park: parkWhileWaiting, waitingForHost: () => parked > 0, cancelled: stop.cancelled });
+};
+
+/** The turn's gate before each tool call: the host's approval where it is needed. */
+const approverOf = ({ approvals }: MessageTurnOptions, { turn, onWait, park }: TurnWaiting) => {
+  if (approvals === undefined) return undefined;
   return (name: string, args: Readonly<Record<string, unknown>>, tools: DiscoveredTools, signal: AbortSignal) =>
     approvals.gate({ name, args, tools, turn, signal, onWait, park });
 };
@@ -318,9 +375,10 @@ export const makeMessageTurns = (options: MessageTurnOptions) => {
     subject: Subject,
   ): Promise<Closing | TurnEnd> => {
     const spent = noUsage();
+    const waiting = waitingOf(options, state, { sender, progress, park, stop }, subject.fromHost);
     const outcome = await runTurn(turn.messages, tools, {
       usage: spent,
-      approve: approverOf(options, state, { sender, progress, park }, subject.fromHost),
+      approve: approverOf(options, waiting),
       provider,
       discover: options.offered,
       limits: config,
@@ -328,7 +386,7 @@ export const makeMessageTurns = (options: MessageTurnOptions) => {
       makeCallId,
       logger,
       messageNumber: message.number,
-      scope: turnScopeOf(options, state),
+      scope: turnScopeOf(options, state, waiting, subject.fromHost),
       prepareRequest: turn.prepareRequest,
       onToolCall: tool => {
         events.emit({ type: 'tool-called', message: message.number, tool });
@@ -365,6 +423,8 @@ export const makeMessageTurns = (options: MessageTurnOptions) => {
     // An edit of a message answered before: its answer is edited into the new one.
     const earlier = options.editable?.take(number);
     const progress = options.progress.start(message, earlier);
+    // What the message attaches may go back to its sender unasked (given-by.ts).
+    options.gives?.note(message, state.correspondent);
     const [sender, tools] = await Promise.all([options.describeSender(message.from, state.correspondent), options.offered()]);
     logger.event('message-received', { message: number, from: sender, type: message.type });
     events.emit({ type: 'turn-started', message: number, from: sender });

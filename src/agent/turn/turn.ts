@@ -3,7 +3,7 @@
 // tool, the iteration cap is reached, or the agent is cancelled.
 import type { ChatMessage, ChatOptions, Provider, ToolCall, ToolSchema, Usage } from '../../../providers/types.js';
 import type { DiscoveredTools } from '../../toolbox/discovered-tools.js';
-import type { TurnScope } from '../../toolbox/built-ins/built-in-tool.js';
+import type { TurnScope } from '../../toolbox/built-ins/turn-scope.js';
 import { executeTool } from '../../toolbox/tools.js';
 import { extractToolCallsFromContent, stripThinkBlocks } from '../../toolbox/extract-tool-calls.js';
 import type { MakeCallId } from '../../toolbox/extract-tool-calls.js';

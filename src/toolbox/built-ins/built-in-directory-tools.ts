@@ -6,24 +6,19 @@
 // model that picked a taken name would lose what it held without knowing.
 import { E } from '@endo/far';
 import { q } from '@endo/errors';
-import type { GuestPowers, Ref } from '../../daemon/endo-types.js';
+import type { Ref } from '../../daemon/endo-types.js';
 import type { FaeTool } from '../discovered-tools.js';
 import { readFlag, readNamePath } from './built-in-arguments.js';
-import { type Args, PET_NAME_PATH, REPLACE, defineBuiltIn, showPath } from './built-in-tool.js';
-
-/** The guest powers with the one method fae's types do not list yet. */
-interface LocatingPowers extends GuestPowers {
-  locate(...path: string[]): string | undefined;
-}
+import { type Args, PET_NAME_PATH, type PowersIn, REPLACE, defineBuiltIn, showPath } from './built-in-tool.js';
+import type { ToolPowers } from './sealed-powers.js';
+import type { TurnScope } from './turn-scope.js';
 
 const samePath = (a: readonly string[], b: readonly string[]) =>
   a.length === b.length && a.every((name, i) => name === b[i]);
 
-export const makeDirectoryTools = (
-  powers: Ref<GuestPowers>,
-): readonly (readonly [string, FaeTool])[] => {
+export const makeDirectoryTools = (powersIn: PowersIn): readonly (readonly [string, FaeTool])[] => {
   /** Throws, naming the argument, if `path` is bound and replacing was not asked for. */
-  const refuseTaken = async (path: readonly string[], key: string, replace: boolean) => {
+  const refuseTaken = async (powers: Ref<ToolPowers>, path: readonly string[], key: string, replace: boolean) => {
     if (replace) return;
     if (await E(powers).has(...path)) {
       throw Error(
@@ -33,14 +28,15 @@ export const makeDirectoryTools = (
   };
 
   /** move and copy: the same checks, then the daemon's call. */
-  const relocate = (verb: 'move' | 'copy') => async (args: Args) => {
+  const relocate = (verb: 'move' | 'copy') => async (args: Args, scope: TurnScope) => {
+    const powers = powersIn(scope);
     const from = readNamePath(args, 'from');
     const to = readNamePath(args, 'to');
     const replace = readFlag(args, 'replace');
     if (samePath(from, to)) {
       throw Error(`from and to are both ${showPath(from)}; give a different name as to`);
     }
-    await refuseTaken(to, 'to', replace);
+    await refuseTaken(powers, to, 'to', replace);
     await E(powers)[verb](from, to);
     return `${verb === 'move' ? 'Moved' : 'Copied'} ${showPath(from)} to ${showPath(to)}.`;
   };
@@ -51,9 +47,9 @@ export const makeDirectoryTools = (
       description: 'Check whether a name (or a path such as "tools/greet") exists in your directory.',
       parameters: { petName: PET_NAME_PATH },
       required: ['petName'],
-      execute: async args => {
+      execute: async (args, scope) => {
         const path = readNamePath(args, 'petName');
-        const exists = await E(powers).has(...path);
+        const exists = await E(powersIn(scope)).has(...path);
         return exists ? `Yes, ${showPath(path)} exists.` : `No, ${showPath(path)} does not exist.`;
       },
     }),
@@ -87,10 +83,11 @@ export const makeDirectoryTools = (
         'Make a new, empty directory under a pet name. Refuses an existing name unless replace is true (which empties it).',
       parameters: { petName: PET_NAME_PATH, replace: REPLACE },
       required: ['petName'],
-      execute: async args => {
+      execute: async (args, scope) => {
+        const powers = powersIn(scope);
         const path = readNamePath(args, 'petName');
         const replace = readFlag(args, 'replace');
-        await refuseTaken(path, 'petName', replace);
+        await refuseTaken(powers, path, 'petName', replace);
         await E(powers).makeDirectory(path);
         return `Made the empty directory ${showPath(path)}.`;
       },
@@ -101,13 +98,13 @@ export const makeDirectoryTools = (
         'Get the identifier (and locator) of what a name refers to; two names refer to the same thing when their identifiers are equal.',
       parameters: { petName: PET_NAME_PATH },
       required: ['petName'],
-      execute: async args => {
+      execute: async (args, scope) => {
         const path = readNamePath(args, 'petName');
-        const locating = powers as Ref<LocatingPowers>;
+        const powers = powersIn(scope);
         // Both at once; a daemon without locate still answers the id.
         const [id, locator] = await Promise.all([
           E(powers).identify(...path),
-          E(locating).locate(...path).catch(() => undefined),
+          E(powers).locate(...path).catch(() => undefined),
         ]);
         if (id === undefined) {
           throw Error(`petName: nothing is named ${showPath(path)}; list shows your names`);

@@ -8,9 +8,8 @@
 import { E } from '@endo/far';
 import { q } from '@endo/errors';
 import type { FaeTool } from '../discovered-tools.js';
-import type { ToolPowers } from './sealed-powers.js';
 import { readString } from './built-in-arguments.js';
-import { type Args, defineBuiltIn } from './built-in-tool.js';
+import { type Args, type PowersIn, defineBuiltIn } from './built-in-tool.js';
 
 /** A name the code can use for an endowment: a JavaScript identifier. */
 const CODE_NAME = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
@@ -31,7 +30,7 @@ const readEndowments = (args: Args) => {
   return harden({ codeNames: entries.map(([codeName]) => codeName), petNames: entries.map(([, petName]) => petName as string) });
 };
 
-export const makeEvaluateTool = (powers: ToolPowers): readonly [string, FaeTool] =>
+export const makeEvaluateTool = (powersIn: PowersIn): readonly [string, FaeTool] =>
   defineBuiltIn({
     name: 'evaluate',
     description:
@@ -45,10 +44,10 @@ export const makeEvaluateTool = (powers: ToolPowers): readonly [string, FaeTool]
       },
     },
     required: ['source'],
-    execute: async args => {
+    execute: async (args, scope) => {
       const source = readString(args, 'source');
       const { codeNames, petNames } = readEndowments(args);
-      return E(powers).requestEvaluation(source, codeNames, petNames);
+      return E(powersIn(scope)).requestEvaluation(source, codeNames, petNames);
     },
   });
 harden(makeEvaluateTool);

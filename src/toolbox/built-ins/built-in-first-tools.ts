@@ -6,7 +6,8 @@
 import { E } from '@endo/far';
 import { makeExo } from '@endo/exo';
 import { FaeToolInterface } from '../../tool-kit/fae-tool-interface.js';
-import type { GuestPowers, Ref } from '../../daemon/endo-types.js';
+import type { Ref } from '../../daemon/endo-types.js';
+import type { ToolPowers } from './sealed-powers.js';
 import { type DiscoveredTools, type FaeTool, TOOLS_DIRECTORY } from '../discovered-tools.js';
 import { formulaIdOf } from '../../daemon/dialect.js';
 import { callNear } from '../../daemon/near-call.js';
@@ -15,7 +16,8 @@ import { toMessageNumber } from '../tool-arguments.js';
 import { readNamePath, readString, readStringArray } from './built-in-arguments.js';
 import type { DaemonAdapter } from '../../daemon/adapter.js';
 import { assertSaysSomething } from './message-content.js';
-import { EDGE_NAMES, PET_NAMES, STRINGS, builtInSchema, withOwnExecute } from './built-in-tool.js';
+import { EDGE_NAMES, PET_NAMES, type PowersIn, STRINGS, builtInSchema, withOwnExecute } from './built-in-tool.js';
+import { OUTSIDE_TURNS, type TurnScope } from './turn-scope.js';
 
 type Args = Readonly<Record<string, unknown>>;
 
@@ -54,13 +56,14 @@ const makeBuiltInTool = (
   description: string,
   parameters: Record<string, JsonSchema>,
   required: readonly string[],
-  execute: (args: Args) => Promise<unknown>,
+  execute: (args: Args, scope: TurnScope) => Promise<unknown>,
 ): FaeTool => {
   const schema = builtInSchema(name, description, parameters, required);
-  const run = async (args: Args) => harden(await execute(args));
+  const run = async (args: Args, scope: TurnScope = OUTSIDE_TURNS) => harden(await execute(args, scope));
   const tool = makeExo(`${name}BuiltIn`, FaeToolInterface, {
     schema: () => schema,
-    execute: run,
+    // Reached through E() (never by fae, which goes round the guard): outside any turn.
+    execute: (args: Args) => run(args),
     help: () => description,
   });
   return withOwnExecute(tool, run);
@@ -82,7 +85,7 @@ const MESSAGE_NUMBER: JsonSchema = {
  * listing tools/ and identifying each name.
  */
 const findInstalled = async (
-  powers: Ref<GuestPowers>,
+  powers: Ref<ToolPowers>,
   daemon: DaemonAdapter,
   number: bigint,
   edgeName: string,
@@ -126,9 +129,9 @@ const availability = (petName: string, offered: DiscoveredTools | undefined) => 
     : `It is available now as \`${name}\` (its own name \`${ownName}\` is a built-in's).`;
 };
 
-/** list, lookup, store and remove, over `powers` (the built-ins' sealed view). */
+/** list, lookup, store and remove, over the view of fae's powers made for each turn (sealed-powers.ts). */
 const makePetNameTools = (
-  powers: Ref<GuestPowers>,
+  powersIn: PowersIn,
   provideDaemon: () => Promise<DaemonAdapter>,
   { onNameChanged }: FirstToolHooks,
 ): (readonly [string, FaeTool])[] => {
@@ -145,9 +148,9 @@ const makePetNameTools = (
           },
         },
         [],
-        async args =>
+        async (args, scope) =>
           // The view takes either spelling of a special name; it is fae's own, called at once (near-call.ts).
-          callNear(powers, 'list', args.path === undefined || args.path === null || args.path === '' ? [] : readNamePath(args, 'path')),
+          callNear(powersIn(scope), 'list', args.path === undefined || args.path === null || args.path === '' ? [] : readNamePath(args, 'path')),
       ),
     ],
     [
@@ -157,7 +160,7 @@ const makePetNameTools = (
         'Look up the value stored under a pet name.',
         { petName: { type: 'string', description: 'The pet name (or path such as "tools/greet").' } },
         ['petName'],
-        async args => E(powers).lookup((await provideDaemon()).path(readNamePath(args, 'petName'))),
+        async (args, scope) => E(powersIn(scope)).lookup((await provideDaemon()).path(readNamePath(args, 'petName'))),
       ),
     ],
     [
@@ -173,12 +176,12 @@ const makePetNameTools = (
           petName: { type: 'string', description: 'The pet name to store it under.' },
         },
         ['value', 'petName'],
-        async args => {
+        async (args, scope) => {
           const path = readNamePath(args, 'petName');
           if (!('value' in args)) {
             throw Error('value is required');
           }
-          await E(powers).storeValue(harden(args.value), path);
+          await E(powersIn(scope)).storeValue(harden(args.value), path);
           await onNameChanged?.(path);
           return `Stored the value as ${JSON.stringify(path.join('/'))}.`;
         },
@@ -191,9 +194,9 @@ const makePetNameTools = (
         'Remove a pet name from your directory.',
         { petName: { type: 'string', description: 'The pet name (or path) to remove.' } },
         ['petName'],
-        async args => {
+        async (args, scope) => {
           const path = readNamePath(args, 'petName');
-          await E(powers).remove(...path);
+          await E(powersIn(scope)).remove(...path);
           await onNameChanged?.(path);
           return `Removed ${JSON.stringify(path.join('/'))}.`;
         },
@@ -203,9 +206,9 @@ const makePetNameTools = (
   return tools;
 };
 
-/** adoptTool, reply and dismiss, over `powers` (the built-ins' sealed view). */
+/** adoptTool, reply and dismiss, over the view of fae's powers made for each turn (sealed-powers.ts). */
 const makeAnswerTools = (
-  powers: Ref<GuestPowers>,
+  powersIn: PowersIn,
   provideDaemon: () => Promise<DaemonAdapter>,
   { onReply, onDismiss, deferDismiss, onNameChanged, installedTools, offeredTools }: FirstToolHooks,
 ): (readonly [string, FaeTool])[] => {
@@ -221,11 +224,11 @@ const makeAnswerTools = (
           toolName: { type: 'string', description: 'The pet name to give it under tools/, such as "greet".' },
         },
         ['messageNumber', 'edgeName', 'toolName'],
-        async args => {
+        async (args, scope) => {
           const number = toMessageNumber(args.messageNumber);
           const edgeName = readString(args, 'edgeName').replace(/^@/, '');
           const toolName = readString(args, 'toolName');
-          const installed = await findInstalled(powers, await provideDaemon(), number, edgeName, installedTools?.());
+          const installed = await findInstalled(powersIn(scope), await provideDaemon(), number, edgeName, installedTools?.());
           if (installed.sameAs !== undefined) {
             return `@${edgeName} from message #${number} is already installed as tools/${installed.sameAs}; use it under its tool name.`;
           }
@@ -235,7 +238,7 @@ const makeAnswerTools = (
               `tools/${toolName} already holds another tool; choose another toolName (taken: ${installed.names.join(', ')})`,
             );
           }
-          await E(powers).adopt(number, edgeName, [TOOLS_DIRECTORY, toolName]);
+          await E(powersIn(scope)).adopt(number, edgeName, [TOOLS_DIRECTORY, toolName]);
           await onNameChanged?.([TOOLS_DIRECTORY, toolName]);
           const offered = offeredTools === undefined ? undefined : await offeredTools();
           return `Adopted @${edgeName} from message #${number} as tools/${toolName}. ${availability(toolName, offered)}`;
@@ -254,12 +257,12 @@ const makeAnswerTools = (
           petNames: PET_NAMES,
         },
         ['messageNumber', 'strings'],
-        async args => {
+        async (args, scope) => {
           const number = toMessageNumber(args.messageNumber);
           const strings = readStringArray(args, 'strings');
           const edgeNames = readStringArray(args, 'edgeNames');
           assertSaysSomething('reply', strings, edgeNames);
-          await E(powers).reply(number, strings, edgeNames, readStringArray(args, 'petNames'));
+          await E(powersIn(scope)).reply(number, strings, edgeNames, readStringArray(args, 'petNames'));
           onReply?.(number);
           return `Replied to message #${number}.`;
         },
@@ -272,12 +275,12 @@ const makeAnswerTools = (
         'Dismiss a message you have handled, removing it from your inbox.',
         { messageNumber: MESSAGE_NUMBER },
         ['messageNumber'],
-        async args => {
+        async (args, scope) => {
           const number = toMessageNumber(args.messageNumber);
           if (deferDismiss?.(number)) {
             return `Message #${number} will be dismissed when you finish this turn.`;
           }
-          await E(powers).dismiss(number);
+          await E(powersIn(scope)).dismiss(number);
           onDismiss?.(number);
           return `Dismissed message #${number}.`;
         },
@@ -287,13 +290,13 @@ const makeAnswerTools = (
   return tools;
 };
 
-/** The first built-ins over `powers` (the built-ins' sealed view), in upstream's order. */
+/** The first built-ins over the view of fae's powers made for each turn (sealed-powers.ts), in upstream's order. */
 export const makeFirstTools = (
-  powers: Ref<GuestPowers>,
+  powersIn: PowersIn,
   provideDaemon: () => Promise<DaemonAdapter>,
   hooks: FirstToolHooks,
 ): (readonly [string, FaeTool])[] => [
-  ...makePetNameTools(powers, provideDaemon, hooks),
-  ...makeAnswerTools(powers, provideDaemon, hooks),
+  ...makePetNameTools(powersIn, provideDaemon, hooks),
+  ...makeAnswerTools(powersIn, provideDaemon, hooks),
 ];
 harden(makeFirstTools);

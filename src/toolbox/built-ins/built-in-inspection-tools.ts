@@ -5,11 +5,10 @@
 // turn.
 import { E } from '@endo/far';
 import { passStyleOf } from '@endo/marshal';
-import type { GuestPowers, Ref } from '../../daemon/endo-types.js';
 import { withTimeout } from '../../timeout.js';
 import type { FaeTool } from '../discovered-tools.js';
 import { readNamePath, readOptionalString } from './built-in-arguments.js';
-import { PET_NAME_PATH, defineBuiltIn, showPath } from './built-in-tool.js';
+import { PET_NAME_PATH, type PowersIn, defineBuiltIn, showPath } from './built-in-tool.js';
 import { resultAsText } from '../result-text.js';
 
 /** What any capability may answer; neither is guaranteed. */
@@ -33,7 +32,7 @@ const reasonOf = (outcome: PromiseSettledResult<unknown>) =>
     : 'no answer';
 
 export const makeInspectionTools = (
-  powers: Ref<GuestPowers>,
+  powersIn: PowersIn,
   { timeoutMs = DEFAULT_TIMEOUT_MS }: InspectionToolOptions = {},
 ): readonly (readonly [string, FaeTool])[] =>
   harden([
@@ -43,10 +42,10 @@ export const makeInspectionTools = (
         'See what a capability in your directory offers before using it: its own help text and its method names.',
       parameters: { petName: PET_NAME_PATH },
       required: ['petName'],
-      execute: async args => {
+      execute: async (args, scope) => {
         const path = readNamePath(args, 'petName');
         const shown = showPath(path);
-        const value = await E(powers).lookup(path);
+        const value = await E(powersIn(scope)).lookup(path);
         const style = passStyleOf(harden(value));
         if (style !== 'remotable') {
           return `${shown} holds plain data (${style}), not a capability; lookup shows it.`;
@@ -86,8 +85,9 @@ export const makeInspectionTools = (
         methodName: { type: 'string', description: 'One method to explain. Omit for the overview.' },
       },
       required: [],
-      execute: async args => {
+      execute: async (args, scope) => {
         const methodName = readOptionalString(args, 'methodName');
+        const powers = powersIn(scope);
         return methodName === undefined ? E(powers).help() : E(powers).help(methodName);
       },
     }),

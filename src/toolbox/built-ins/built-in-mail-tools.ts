@@ -9,20 +9,14 @@
 // name), sends the request and returns. The answer lands under the name
 // the model chose, and its outcome is logged.
 import { E } from '@endo/far';
-import type { GuestPowers, MessageRecord, NameOrPath, Ref } from '../../daemon/endo-types.js';
+import type { MessageRecord } from '../../daemon/endo-types.js';
 import type { Logger } from '../../logging/log.js';
 import type { DaemonAdapter } from '../../daemon/adapter.js';
 import type { FaeTool } from '../discovered-tools.js';
 import { toMessageNumber } from '../tool-arguments.js';
 import { readFlag, readNamePath, readOptionalString, readString } from './built-in-arguments.js';
-import { MESSAGE_NUMBER, PET_NAME_PATH, REPLACE, defineBuiltIn, showPath } from './built-in-tool.js';
-
-/** The guest powers' request methods, which fae's types do not list yet. */
-interface RequestingPowers extends GuestPowers {
-  request(recipient: NameOrPath, description: string, responseName?: NameOrPath): unknown;
-  resolve(number: bigint, nameOrPath: NameOrPath): void;
-  reject(number: bigint, reason?: string): void;
-}
+import { MESSAGE_NUMBER, PET_NAME_PATH, type PowersIn, REPLACE, defineBuiltIn, showPath } from './built-in-tool.js';
+import { noSuchMessage } from './path-checks.js';
 
 export interface MailToolOptions {
   /** Told of every request fae answered with resolve or reject. */
@@ -34,17 +28,14 @@ export interface MailToolOptions {
 }
 
 export const makeMailTools = (
-  guestPowers: Ref<GuestPowers>,
+  powersIn: PowersIn,
   { onAnswer, logger, daemon }: MailToolOptions = {},
 ): readonly (readonly [string, FaeTool])[] => {
-  const powers = guestPowers as Ref<RequestingPowers>;
 
   /** The request message `number`, or an error naming messageNumber. */
   const findRequest = (messages: readonly MessageRecord[], number: bigint) => {
     const message = messages.find(m => m.number === number);
-    if (message === undefined) {
-      throw Error(`messageNumber: there is no message #${number} in your inbox; listMessages shows them`);
-    }
+    if (message === undefined) throw noSuchMessage(number);
     if (message.type !== 'request') {
       throw Error(
         `messageNumber: message #${number} is a ${message.type} message, not a request; answer it with reply instead`,
@@ -65,7 +56,8 @@ export const makeMailTools = (
         replace: REPLACE,
       },
       required: ['messageNumber', 'edgeName', 'petName'],
-      execute: async args => {
+      execute: async (args, scope) => {
+        const powers = powersIn(scope);
         const number = toMessageNumber(args.messageNumber);
         const edgeName = readString(args, 'edgeName').replace(/^@/, '');
         const path = readNamePath(args, 'petName');
@@ -88,7 +80,8 @@ export const makeMailTools = (
         responseName: { type: 'string', description: 'An unused pet name under which to keep the answer.' },
       },
       required: ['recipient', 'description', 'responseName'],
-      execute: async args => {
+      execute: async (args, scope) => {
+        const powers = powersIn(scope);
         // Either spelling of the host's special name works on every daemon.
         const asked = readNamePath(args, 'recipient');
         const recipient = daemon === undefined ? asked : (await daemon()).path(asked);
@@ -126,7 +119,8 @@ export const makeMailTools = (
         petName: { ...PET_NAME_PATH, description: 'The pet name (or path) of what to give.' },
       },
       required: ['messageNumber', 'petName'],
-      execute: async args => {
+      execute: async (args, scope) => {
+        const powers = powersIn(scope);
         const number = toMessageNumber(args.messageNumber);
         const path = readNamePath(args, 'petName');
         const [messages, exists] = await Promise.all([
@@ -150,7 +144,8 @@ export const makeMailTools = (
         reason: { type: 'string', description: 'Why, in a few words (optional).' },
       },
       required: ['messageNumber'],
-      execute: async args => {
+      execute: async (args, scope) => {
+        const powers = powersIn(scope);
         const number = toMessageNumber(args.messageNumber);
         const reason = readOptionalString(args, 'reason');
         findRequest(await E(powers).listMessages(), number);

@@ -8,19 +8,11 @@ import { q } from '@endo/errors';
 import { FaeToolInterface } from '../../tool-kit/fae-tool-interface.js';
 import type { JsonSchema, ToolSchema } from '../../../providers/types.js';
 import type { FaeTool } from '../discovered-tools.js';
-import type { MessageRecord } from '../../daemon/endo-types.js';
+import type { Ref } from '../../daemon/endo-types.js';
+import { OUTSIDE_TURNS, type TurnScope } from './turn-scope.js';
+import type { ToolPowers } from './sealed-powers.js';
 
 export type Args = Readonly<Record<string, unknown>>;
-
-/** What a turn tells the built-ins it calls. */
-export interface TurnScope {
-  /** The number of the message the turn handles; none outside a turn. */
-  readonly messageNumber?: bigint;
-  /** Which inbox messages the turn may see: its correspondent's, and fae's own to them. */
-  readonly visibleMessage: (message: MessageRecord) => boolean;
-  /** Forgets every thread of the turn's correspondent; how many went. */
-  readonly forget?: () => Promise<number>;
-}
 
 export interface BuiltInSpec {
   readonly name: string;
@@ -28,8 +20,12 @@ export interface BuiltInSpec {
   readonly description: string;
   readonly parameters: Readonly<Record<string, JsonSchema>>;
   readonly required: readonly string[];
-  readonly execute: (args: Args) => Promise<unknown>;
+  /** Runs a call, with the scope of the turn that makes it (turn-scope.ts). */
+  readonly execute: (args: Args, scope: TurnScope) => Promise<unknown>;
 }
+
+/** The view of fae's powers a turn's built-ins work on: made for its principal (sealed-powers.ts). */
+export type PowersIn = (scope: TurnScope) => Ref<ToolPowers>;
 
 /** The schema the model is shown for a built-in: an object of named parameters. */
 export const builtInSchema = (
@@ -50,8 +46,8 @@ harden(builtInSchema);
 
 /**
  * A built-in's own execute: its arguments, and the scope of the turn that
- * calls it (which the turn-bound built-ins read, built-in-turn-tools.ts;
- * none for a call from outside a turn).
+ * calls it (whose authority it acts with, turn-scope.ts; none for a call
+ * from outside a turn, which has none).
  */
 export type OwnExecute = (args: Args, scope?: TurnScope) => Promise<unknown>;
 
@@ -85,7 +81,7 @@ export const defineBuiltIn = ({
 }: BuiltInSpec): readonly [string, FaeTool] => {
   const schema = builtInSchema(name, description, parameters, required);
   const accepted = Object.keys(parameters);
-  const run = async (args: Args) => {
+  const run = async (args: Args, scope: TurnScope = OUTSIDE_TURNS) => {
     const unknown = Object.keys(args).find(key => !accepted.includes(key));
     if (unknown !== undefined) {
       const choices =
@@ -94,11 +90,12 @@ export const defineBuiltIn = ({
           : 'it takes no arguments';
       throw Error(`unknown argument ${q(unknown)}; ${choices}`);
     }
-    return harden(await execute(args));
+    return harden(await execute(args, scope));
   };
   const tool = makeExo(`${name}BuiltIn`, FaeToolInterface, {
     schema: () => schema,
-    execute: run,
+    // Reached through E() (never by fae, which goes round the guard): outside any turn.
+    execute: (args: Args) => run(args),
     help: () => description,
   });
   return harden([name, withOwnExecute(tool, run)]);

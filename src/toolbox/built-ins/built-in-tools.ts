@@ -2,8 +2,8 @@
 // view of its powers, and their argument readers.
 // Imports: the layers below src/toolbox, and the rest of src/toolbox.
 //
-// fae's built-in tools, all made here over one sealed view of fae's
-// powers (sealed-powers.ts): upstream fae's first ones (list, lookup,
+// fae's built-in tools, all made here, each call working on the view of
+// fae's powers made for its turn's principal (sealed-powers.ts): upstream fae's first ones (list, lookup,
 // store, remove, adoptTool, reply, dismiss; built-in-first-tools.ts), the
 // ones bound to the turn that calls them (send, listMessages,
 // forgetConversation; built-in-turn-tools.ts), and lal's directory, mail
@@ -17,7 +17,9 @@ import { makeDirectoryTools } from './built-in-directory-tools.js';
 import { withNameChangeNotice } from './name-change-notice.js';
 import { makeMailTools } from './built-in-mail-tools.js';
 import { makeInspectionTools } from './built-in-inspection-tools.js';
-import { makeSealedPowers, type HiddenMail, type SealedDirectory } from './sealed-powers.js';
+import { makeSealedPowers, type HiddenMail, type SealedDirectory, type ToolPowers } from './sealed-powers.js';
+import type { PowersIn } from './built-in-tool.js';
+import type { TurnScope } from './turn-scope.js';
 import { makeTurnTools, type TurnToolHooks } from './built-in-turn-tools.js';
 import { makeFirstTools, type FirstToolHooks } from './built-in-first-tools.js';
 import { makeEvaluateTool } from './built-in-evaluate-tool.js';
@@ -122,10 +124,20 @@ export const makeBuiltInTools = (
     daemonP ??= Promise.resolve(givenDaemon ?? makeDaemonAdapter(guestPowers));
     return daemonP;
   };
-  // Every built-in, here and in the files it draws on, gets only this
-  // view: what is sealed does not exist there, whatever name a tool uses.
-  const powers = makeSealedPowers(guestPowers, { sealed, hidden, daemon: provideDaemon });
-  const tools = makeFirstTools(powers, provideDaemon, {
+  // Every built-in, here and in the files it draws on, works on the view
+  // made for the turn that calls it: its principal's mail, nothing sealed,
+  // nothing handed out unasked (sealed-powers.ts). Made on a turn's first
+  // call, once per turn.
+  const views = new WeakMap<TurnScope, Ref<ToolPowers>>();
+  const powersIn: PowersIn = scope => {
+    let view = views.get(scope);
+    if (view === undefined) {
+      view = makeSealedPowers(guestPowers, { sealed, hidden, daemon: provideDaemon, principal: scope.principal });
+      views.set(scope, view);
+    }
+    return view;
+  };
+  const tools = makeFirstTools(powersIn, provideDaemon, {
     onReply,
     onDismiss,
     deferDismiss,
@@ -137,12 +149,12 @@ export const makeBuiltInTools = (
   // reject (answering a request counts as a reply); inspect, help.
   const all: (readonly [string, FaeTool])[] = [
     ...tools,
-    ...makeDirectoryTools(powers),
-    ...makeMailTools(powers, { onAnswer: onReply, logger, daemon: provideDaemon }),
-    ...makeInspectionTools(powers, { timeoutMs: probeTimeoutMs }),
-    ...(evaluates ? [makeEvaluateTool(powers)] : []),
+    ...makeDirectoryTools(powersIn),
+    ...makeMailTools(powersIn, { onAnswer: onReply, logger, daemon: provideDaemon }),
+    ...makeInspectionTools(powersIn, { timeoutMs: probeTimeoutMs }),
+    ...(evaluates ? [makeEvaluateTool(powersIn)] : []),
   ];
-  const turnTools = makeTurnTools(powers, provideDaemon, { onSend, forgets });
+  const turnTools = makeTurnTools(powersIn, provideDaemon, { onSend, forgets });
   const notifying = (entries: Iterable<readonly [string, FaeTool]>) =>
     new Map([...entries].map(([name, tool]) => [name, withNameChangeNotice(name, tool, onNameChanged)] as const));
   const offered = notifying(inOfferedOrder(all, turnTools));

@@ -11,10 +11,11 @@ import { E } from '@endo/far';
 import { makeExo } from '@endo/exo';
 import { q } from '@endo/errors';
 import { FaeToolInterface } from '../../tool-kit/fae-tool-interface.js';
-import type { GuestPowers, MessageRecord, Ref } from '../../daemon/endo-types.js';
+import type { MessageRecord } from '../../daemon/endo-types.js';
 import type { DaemonAdapter } from '../../daemon/adapter.js';
 import type { FaeTool } from '../discovered-tools.js';
-import { EDGE_NAMES, PET_NAMES, STRINGS, builtInSchema, withOwnExecute, type Args, type TurnScope } from './built-in-tool.js';
+import { EDGE_NAMES, PET_NAMES, STRINGS, builtInSchema, withOwnExecute, type Args, type PowersIn } from './built-in-tool.js';
+import { OUTSIDE_TURNS, type TurnScope } from './turn-scope.js';
 import { readNamePath, readStringArray } from './built-in-arguments.js';
 import { assertSaysSomething } from './message-content.js';
 import { messageText } from '../../daemon/message-format.js';
@@ -74,32 +75,30 @@ const summarize = (message: MessageRecord, sender: string) =>
     text: messageText(message),
   });
 
-/** The scope of a call from outside any turn: no message is being handled, all mail is visible. */
-const OUTSIDE_TURNS: TurnScope = harden({ visibleMessage: () => true });
 
 /**
  * The turn-bound built-ins over `powers` (already the built-ins' sealed
  * view), by name.
  */
 export const makeTurnTools = (
-  powers: Ref<GuestPowers>,
+  powersIn: PowersIn,
   provideDaemon: () => Promise<DaemonAdapter>,
   { onSend, forgets = false }: TurnToolHooks,
 ) => {
-  const send = async ({ messageNumber }: TurnScope, args: Args) => {
+  const send = async (scope: TurnScope, args: Args) => {
     const asked = readNamePath(args, 'recipient');
     const recipient = (await provideDaemon()).path(asked);
     const strings = readStringArray(args, 'strings');
     const edgeNames = readStringArray(args, 'edgeNames');
     assertSaysSomething('send', strings, edgeNames);
-    await E(powers).send(asked, strings, edgeNames, readStringArray(args, 'petNames'));
-    onSend?.(recipient, messageNumber);
+    await E(powersIn(scope)).send(asked, strings, edgeNames, readStringArray(args, 'petNames'));
+    onSend?.(recipient, scope.messageNumber);
     return `Sent the message to ${JSON.stringify(recipient.join('/'))}.`;
   };
 
-  const listMessages = async ({ visibleMessage }: TurnScope) => {
-    const [allMessages, daemon] = await Promise.all([E(powers).listMessages(), provideDaemon()]);
-    const messages = allMessages.filter(visibleMessage);
+  const listMessages = async (scope: TurnScope) => {
+    // Only the turn's principal's: the view lists no one else's (sealed-powers.ts).
+    const [messages, daemon] = await Promise.all([E(powersIn(scope)).listMessages(), provideDaemon()]);
     // One name look-up per distinct sender, all at once.
     const senders = [...new Set(messages.map(m => m.from))];
     const names = await Promise.all(

@@ -3,8 +3,11 @@
 // change fae makes under tools/ is taken in before the model is asked
 // again, without waiting for the directory's follower.
 import { E, Far } from '@endo/far';
+import { Fail } from '@endo/errors';
 import type { FaeTool } from '../discovered-tools.js';
 import { readNamePath } from './built-in-arguments.js';
+import { ownExecuteOf, withOwnExecute } from './built-in-tool.js';
+import type { TurnScope } from './turn-scope.js';
 
 type Args = Readonly<Record<string, unknown>>;
 
@@ -23,14 +26,18 @@ export const withNameChangeNotice = (
 ): FaeTool => {
   const touched = TOUCHED[name];
   if (touched === undefined || onNameChanged === undefined) return tool;
-  return Far('BuiltIn', {
+  const own = ownExecuteOf(tool) ?? Fail`built-in ${name} has no own execute`;
+  // With the scope of the turn that calls (turn-scope.ts), as the built-in itself takes it.
+  const execute = async (args: Args, scope?: TurnScope) => {
+    const result = await own(args, scope);
+    await Promise.all(touched(args).map(path => onNameChanged(path)));
+    return result;
+  };
+  const wrapper = Far('BuiltIn', {
     schema: () => E(tool).schema(),
     help: () => E(tool).help(),
-    execute: async (args: Args) => {
-      const result = await E(tool).execute(args);
-      await Promise.all(touched(args).map(path => onNameChanged(path)));
-      return result;
-    },
+    execute: (args: Args) => execute(args),
   }) as unknown as FaeTool;
+  return withOwnExecute(wrapper, execute);
 };
 harden(withNameChangeNotice);
