@@ -3,6 +3,7 @@
 // key: a newer one replaces the older, which gives up. A wait nothing
 // settles gives up after `waitMs`. Giving up resolves undefined.
 import { makeLocalKit } from './local-kit.js';
+import { REPORTED_ALREADY, inBackground } from './background.js';
 
 export const makeKeyedWaits = <T, D = undefined>(waitMs: number) => {
   /** By key: what the waiter said it waits for, and how it is settled. */
@@ -16,10 +17,14 @@ export const makeKeyedWaits = <T, D = undefined>(waitMs: number) => {
       waits.set(key, entry);
       const timer = setTimeout(() => resolve(undefined), waitMs);
       timer.unref?.();
-      void promise.then(() => {
-        clearTimeout(timer);
-        if (waits.get(key) === entry) waits.delete(key);
-      });
+      // A wait only resolves.
+      inBackground(
+        promise.then(() => {
+          clearTimeout(timer);
+          if (waits.get(key) === entry) waits.delete(key);
+        }),
+        REPORTED_ALREADY,
+      );
       return promise;
     },
     /** What the wait for `key` was given; undefined when none waits. */

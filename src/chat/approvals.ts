@@ -15,6 +15,8 @@ import type { InboxMessage } from '../daemon/adapter.js';
 import { APPROVAL_HEADING } from '../agent/authority/approval-text.js';
 import { readDecision } from '../agent/authority/approval-decision.js';
 import type { Screen } from './screen.js';
+import { inBackground } from '../background.js';
+import { describeError } from './describe-error.js';
 
 /** A request of fae's waiting for the user's decision. */
 export interface WaitingApproval {
@@ -169,6 +171,6 @@ export const showApprovals =
   (waiting: readonly WaitingApproval[], added?: WaitingApproval) => {
     if (added !== undefined) screen.note(describeRequest(added));
     screen.question(promptQuestion(waiting));
-    if (added !== undefined && leaving()) void approvals()?.answer(added, 'deny', reason);
+    if (added !== undefined && leaving()) inBackground(approvals()?.answer(added, 'deny', reason), error => screen.note(`(could not deny it: ${describeError(error)})`));
   };
 harden(showApprovals);

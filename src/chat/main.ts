@@ -35,6 +35,7 @@ import { makeScreen } from './screen.js';
 import { startChatSession, type ChatSession } from './session.js';
 import { runLine } from './commands.js';
 import { showApprovals } from './approvals.js';
+import { inBackground } from '../background.js';
 
 /** Why fae's requests are denied when the chat's input ends. */
 const LEFT = 'the host left the chat';
@@ -108,7 +109,7 @@ const serveLines = (
   });
   input.on('close', () => {
     onClose();
-    void queue.then(() => leave(true));
+    inBackground(queue.then(() => leave(true)), error => process.stderr.write(`fae chat: ${describeError(error)}\n`));
   });
 };
 
@@ -209,6 +210,7 @@ const runChat = async (args: readonly string[], givenEnv: Env): Promise<number> 
   };
 
   const finished = makePromiseKit<number>();
+  const couldNotLeave = (error: unknown) => screen.note(`(could not stop cleanly: ${describeError(error)})`);
   const leave = (drain: boolean): Promise<number> => {
     if (leaving !== undefined) return leaving;
     leaving = (async () => {
@@ -237,7 +239,7 @@ const runChat = async (args: readonly string[], givenEnv: Env): Promise<number> 
 
   // Ctrl-C, SIGTERM: leave now. Again while waiting for answers: stop waiting.
   const onSignal = () => {
-    if (leaving === undefined) void leave(false);
+    if (leaving === undefined) inBackground(leave(false), couldNotLeave);
     else pending.faeStopped();
   };
   process.on('SIGINT', onSignal);
@@ -255,7 +257,7 @@ const runChat = async (args: readonly string[], givenEnv: Env): Promise<number> 
       session: chat,
       screen,
       quit: async () => {
-        void leave(false);
+        inBackground(leave(false), couldNotLeave);
       },
     }),
     isLeaving: () => leaving !== undefined,
@@ -264,7 +266,7 @@ const runChat = async (args: readonly string[], givenEnv: Env): Promise<number> 
     },
     leave,
   });
-  if (interruptedEarly) void leave(false);
+  if (interruptedEarly) inBackground(leave(false), couldNotLeave);
   return finished.promise;
 };
 harden(runChat);

@@ -3,6 +3,7 @@
 // store operations (store-sync.ts), its turns, and the placing of a
 // correspondent's messages in line (turn-lines.ts). A key with nothing
 // queued takes no memory.
+import { REPORTED_ALREADY, inBackground } from '../background.js';
 
 export const makeKeyedQueue = () => {
   /** The last work queued under each key, settled or not. */
@@ -19,9 +20,13 @@ export const makeKeyedQueue = () => {
         () => {},
       );
       tails.set(key, tail);
-      void tail.then(() => {
-        if (tails.get(key) === tail) tails.delete(key);
-      });
+      // tail only resolves.
+      inBackground(
+        tail.then(() => {
+          if (tails.get(key) === tail) tails.delete(key);
+        }),
+        REPORTED_ALREADY,
+      );
       return done;
     },
     /** Whether work under `key` is queued or under way. */

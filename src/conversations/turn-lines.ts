@@ -10,6 +10,7 @@
 import { makeLocalKit } from '../local-kit.js';
 import { makeKeyedQueue } from './keyed-queue.js';
 import { conversationKey } from './threads.js';
+import { REPORTED_ALREADY, inBackground } from '../background.js';
 
 /** A message's place in its conversation's line, from placing until its turn ends. */
 export interface Place {
@@ -53,10 +54,14 @@ export const makeTurnLines = () => {
     const key = conversationKey(correspondent, thread);
     const ended = makeLocalKit<void>();
     const ready = new Promise<void>(resolve => {
-      void turns.run(key, () => {
-        resolve();
-        return ended.promise;
-      });
+      // The line's work only waits for the turn to end, which resolves.
+      inBackground(
+        turns.run(key, () => {
+          resolve();
+          return ended.promise;
+        }),
+        REPORTED_ALREADY,
+      );
     });
     const state: Placed = {
       // Frozen, not hardened: fae's own, made for every message (hardening

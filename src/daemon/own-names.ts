@@ -12,6 +12,7 @@ import { makeFollowReader } from './follow-reader.js';
 import { readNameChange } from './name-changes.js';
 import { DEFAULT_RETRY_MS, backoffMs, pause, type RetryMs } from './backoff.js';
 import type { NameChange, OpenFollower, PetNameChange } from './name-changes.js';
+import { REPORTED_ALREADY, inBackground } from '../background.js';
 
 export interface OwnNamesListener {
   /**
@@ -91,9 +92,13 @@ export const watchOwnNames = (
       const retryInMs = backoffMs(retryMs, failures);
       failures += 1;
       logger.warn('names-follow-lost', { error, retryInMs });
-      void pause(retryInMs).then(() => {
-        if (!stopped) run();
-      });
+      // run reports its own failures (and tries again).
+      inBackground(
+        pause(retryInMs).then(() => {
+          if (!stopped) run();
+        }),
+        REPORTED_ALREADY,
+      );
     });
   };
 

@@ -5,6 +5,7 @@
 import { E } from '@endo/far';
 import type { GuestPowers, Ref } from './endo-types.js';
 import type { OwnNamesWatch } from './own-names.js';
+import { REPORTED_ALREADY, inBackground } from '../background.js';
 
 /**
  * Calls `use` with the value named `name` in fae's directory (undefined
@@ -28,9 +29,10 @@ export const followOwnValue = (
       );
   return ownNames.listen({
     onChange: change => {
-      if (change === undefined || ('add' in change ? change.add : change.remove) === name) void read();
+      // read counts a failure as no value.
+      if (change === undefined || ('add' in change ? change.add : change.remove) === name) inBackground(read(), REPORTED_ALREADY);
     },
-    onLost: () => void read(),
+    onLost: () => inBackground(read(), REPORTED_ALREADY),
   });
 };
 harden(followOwnValue);

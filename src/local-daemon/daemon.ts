@@ -24,6 +24,7 @@ import type { MessageRecord } from './mail/mailbox-state.js';
 import { agentDocs, docsFor, hostDocs, makeHelp } from './help.js';
 import { specialNames, type Dialect } from '../daemon/dialect.js';
 import { makeValueMarshal } from './kernel/value-marshal.js';
+import { REPORTED_ALREADY, inBackground } from '../background.js';
 
 const notAllowed = () => {
   throw Error('not allowed');
@@ -185,7 +186,8 @@ export const makeLocalDaemon = (options: LocalDaemonOptions = {}): LocalDaemon =
   const collect = (always = false) => {
     if (!kernel.takeDirty() && !always) return;
     collectGarbage(kernel, [rootHostId, ...transientRoots], (id, formula) => {
-      if (formula.type === 'make-unconfined') void runner.cancel(id, Error('Collected formula'));
+      // A caplet that will not stop is collected all the same.
+      if (formula.type === 'make-unconfined') inBackground(runner.cancel(id, Error('Collected formula')), REPORTED_ALREADY);
     });
   };
   const collectsAfterCalls = (options.collection ?? 'after-calls') === 'after-calls';

@@ -21,6 +21,7 @@ import type { FaeToolMethods, GuestPowers, Ref } from '../daemon/endo-types.js';
 import { silentLogger } from '../logging/log.js';
 import { makeToolReports, offerTools, type BuiltInTool, type ToolCandidate } from './registry/offered-tools.js';
 import { TOOLS_DIRECTORY, type DiscoveredTools, type FaeTool } from './discovered-tools.js';
+import { REPORTED_ALREADY, inBackground } from '../background.js';
 
 export interface DiscoverOptions {
   readonly logger?: Logger;
@@ -156,7 +157,8 @@ export const executeTool = async (
     timeoutMs,
     describe,
     signal,
-    onGiveUp: () => void cancelCall(tool, callId),
+    // cancelCall tells a tool what it can; one that cannot be told has nothing to stop.
+    onGiveUp: () => inBackground(cancelCall(tool, callId), REPORTED_ALREADY),
   });
 };
 harden(executeTool);

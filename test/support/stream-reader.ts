@@ -25,7 +25,8 @@ export const iterateStreamReader = <T>(reader: unknown): AsyncIterableIterator<T
   };
   const step = async (close: boolean, value?: unknown): Promise<IteratorResult<T>> => {
     if (done) return harden({ done: true, value: undefined });
-    start();
+    // The ack is awaited below, once the next syn is in place.
+    void start();
     const nextSyn = makePromiseKit<unknown>();
     syn.resolve(harden({ value, promise: close ? null : nextSyn.promise }));
     syn = nextSyn;

@@ -19,6 +19,7 @@ import type { FormField, FormKind, HostForms } from '../host/host-forms.js';
 import { readAnswerValue } from './approval-decision.js';
 import { APPROVAL_HEADING } from './approval-text.js';
 import { STALE_TEXT, makeOwnRequestCopies, titleOf } from './approval-own-copies.js';
+import { REPORTED_ALREADY, inBackground } from '../../background.js';
 
 /** What the host answered: the decision as given, and a reason. */
 export interface HostAnswer {
@@ -88,7 +89,8 @@ export const makeApprovalChannel = ({
       const answer = send(text, asker);
       void answer.then(
         () => {
-          if (stoppedWaiting !== undefined) void tell(`Your answer to "${titleOf(text)}" came after I had stopped waiting (${stoppedWaiting}); nothing was run.`);
+          // tell logs its own failures.
+          if (stoppedWaiting !== undefined) inBackground(tell(`Your answer to "${titleOf(text)}" came after I had stopped waiting (${stoppedWaiting}); nothing was run.`), REPORTED_ALREADY);
         },
         () => {},
       );

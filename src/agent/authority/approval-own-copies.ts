@@ -9,6 +9,7 @@ import type { InboxMessage } from '../../daemon/adapter.js';
 import type { Logger } from '../../logging/log.js';
 import { APPROVAL_HEADING } from './approval-text.js';
 import { makeRecentMap } from '../../recent-map.js';
+import { REPORTED_ALREADY, inBackground } from '../../background.js';
 
 /** Copies and requests remembered, at most. */
 const REMEMBERED = 256;
@@ -42,11 +43,16 @@ export const makeOwnRequestCopies = ({
   const ofThisRun = makeRecentMap<string, OwnCopy>(REMEMBERED);
 
   const noteEvalRequest = (message: InboxMessage) => {
-    void Promise.resolve(message.settled as Promise<unknown> | undefined).then(() => dismiss(message.number));
+    // dismiss logs its own failures; `settled` may reject (a declined evaluation): it is settled all the same.
+    const settled = Promise.resolve(message.settled as Promise<unknown> | undefined);
+    inBackground(settled.then(() => dismiss(message.number), () => dismiss(message.number)), REPORTED_ALREADY);
     if (Date.parse(message.date) >= startedAt) return;
     const firstLine = String(message.source ?? '').split('\n')[0].slice(0, 80);
-    void tell(
-      `An evaluation I asked for before I was restarted still waits in your inbox (its code begins ${JSON.stringify(firstLine)}): nothing waits for its result any more. Reject it (endo reject NUMBER) rather than approve it, which would run its code for nobody.`,
+    inBackground(
+      tell(
+        `An evaluation I asked for before I was restarted still waits in your inbox (its code begins ${JSON.stringify(firstLine)}): nothing waits for its result any more. Reject it (endo reject NUMBER) rather than approve it, which would run its code for nobody.`,
+      ),
+      REPORTED_ALREADY,
     );
   };
 
@@ -54,15 +60,18 @@ export const makeOwnRequestCopies = ({
     const mine = ofThisRun.get(titleOf(description));
     if (mine !== undefined) {
       mine.number = message.number;
-      if (mine.settled) void dismiss(message.number);
+      if (mine.settled) inBackground(dismiss(message.number), REPORTED_ALREADY);
       return;
     }
     // Sent before a restart: nothing waits for it any more.
-    void Promise.resolve(message.settled as Promise<unknown> | undefined).then(async () => {
+    const late = async () => {
       logger.event('approval-answered-late', { message: message.number });
       await tell(STALE_TEXT);
       await dismiss(message.number);
-    });
+    };
+    inBackground(Promise.resolve(message.settled as Promise<unknown> | undefined).then(late, late), error =>
+      logger.warn('approval-late-answer-failed', { message: message.number, error }),
+    );
   };
 
   return harden({
@@ -72,7 +81,7 @@ export const makeOwnRequestCopies = ({
       ofThisRun.set(titleOf(description), copy);
       return () => {
         copy.settled = true;
-        if (copy.number !== undefined) void dismiss(copy.number);
+        if (copy.number !== undefined) inBackground(dismiss(copy.number), REPORTED_ALREADY);
       };
     },
     /** For the inbox: an own copy; true when it is one of these (nothing else is told of it). */

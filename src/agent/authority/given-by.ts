@@ -10,6 +10,7 @@ import type { GuestPowers, MessageRecord, Ref } from '../../daemon/endo-types.js
 import { formulaIdOf } from '../../daemon/dialect.js';
 import { makeRecentMap } from '../../recent-map.js';
 import { correspondentKeyOf } from '../../usage/usage-ledger.js';
+import { REPORTED_ALREADY, inBackground } from '../../background.js';
 
 /** Correspondents whose gifts are remembered, at most (the least recent go first). */
 export const GIVERS_KEPT = 1024;
@@ -51,9 +52,11 @@ export const makeGivenBy = (
         remember(key, ids.filter((id): id is string => id !== undefined));
       });
       reading.set(key, done);
-      void done.then(() => {
+      const forget = () => {
         if (reading.get(key) === done) reading.delete(key);
-      });
+      };
+      // Whatever could not be identified is simply not noted.
+      inBackground(done.then(forget, forget), REPORTED_ALREADY);
     },
     /** Whether `correspondent` gave fae the capability `id` (once what it gave is read). */
     gave: async (correspondent: string, id: string) => {

@@ -26,6 +26,7 @@ import type { DaemonAdapter, InboxMessage } from '../../daemon/adapter.js';
 import type { Logger } from '../../logging/log.js';
 import { unlessGivenUp } from '../../timeout.js';
 import { makeRecentMap } from '../../recent-map.js';
+import { REPORTED_ALREADY, inBackground } from '../../background.js';
 
 /** One field of a form, as the daemon and the Endo Chat UI take it. */
 export interface FormField {
@@ -172,11 +173,15 @@ export const makeHostForms = ({
         withdraw: () => {
           waiting.withdrawn = true;
           // Its copy goes too, once it has come; an answer that still comes is dismissed unread.
-          void copy.promise.then(() => {
-            if (waiting.sent === undefined) return;
-            waiting.sent.answer = undefined;
-            void dismiss(waiting.sent.copyNumber);
-          });
+          // The copy's promise only resolves; dismiss logs its own failures.
+          inBackground(
+            copy.promise.then(async () => {
+              if (waiting.sent === undefined) return;
+              waiting.sent.answer = undefined;
+              await dismiss(waiting.sent.copyNumber);
+            }),
+            REPORTED_ALREADY,
+          );
         },
       });
     },
@@ -200,10 +205,10 @@ export const makeHostForms = ({
       if (!daemon.isFromHost(message)) {
         // Only the host was asked; anyone else's answer is dismissed unread.
         logger.warn('form-answer-not-from-host', { message: message.number });
-        void dismiss(message.number);
+        inBackground(dismiss(message.number), REPORTED_ALREADY);
         return true;
       }
-      void readAnswer(message, form);
+      inBackground(readAnswer(message, form), error => logger.warn('form-answer-unread', { message: message.number, error }));
       return true;
     },
     hasOpenForm: async description =>

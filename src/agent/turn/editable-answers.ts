@@ -6,6 +6,7 @@
 // question with its answer. Bounded: FAE_EDITABLE_TURNS per thread, for
 // FAE_EDITABLE_MS, and EDITABLE_LIMIT in all; what leaves is dismissed as
 // any answered message is, with fae's own copy of its answer.
+import { REPORTED_ALREADY, inBackground } from '../../background.js';
 
 /** Messages kept editable in all, at most (the oldest leave first). */
 export const EDITABLE_LIMIT = 256;
@@ -42,16 +43,27 @@ export const makeEditableAnswers = ({ perThread, keepMs, dismiss }: EditableAnsw
     return entry;
   };
 
+  /**
+   * Dismisses fae's copy of an answer once it is known, unless it is the
+   * copy `unless` turns out to be. (The copies' promises only resolve,
+   * undefined when a copy never came; dismiss logs its own failures.)
+   */
+  const dismissCopy = (answer: Promise<bigint | undefined>, unless?: Promise<bigint | undefined>) =>
+    inBackground(
+      Promise.all([answer, unless]).then(async ([copy, kept]) => {
+        if (copy === undefined || copy === kept) return;
+        answerCopies.delete(copy);
+        await dismiss(copy);
+      }),
+      REPORTED_ALREADY,
+    );
+
   /** `number` is no longer editable: it and fae's copy of its answer are dismissed. */
   const release = (number: bigint) => {
     const entry = take(number);
     if (entry === undefined) return;
-    void dismiss(number);
-    void entry.answer.then(copy => {
-      if (copy === undefined) return;
-      answerCopies.delete(copy);
-      return dismiss(copy);
-    });
+    inBackground(dismiss(number), REPORTED_ALREADY);
+    dismissCopy(entry.answer);
   };
 
   return harden({
@@ -62,19 +74,17 @@ export const makeEditableAnswers = ({ perThread, keepMs, dismiss }: EditableAnsw
      */
     keep: (number: bigint, thread: string, answer: Promise<bigint | undefined>, replaced?: Promise<bigint | undefined>) => {
       release(number);
-      if (replaced !== undefined) {
-        void Promise.all([answer, replaced]).then(([now, before]) => {
-          if (before === undefined || before === now) return;
-          answerCopies.delete(before);
-          return dismiss(before);
-        });
-      }
+      // The copy of the earlier answer goes, unless it is this answer's too.
+      if (replaced !== undefined) dismissCopy(replaced, answer);
       const timer = setTimeout(() => release(number), keepMs);
       timer.unref?.();
       kept.set(number, { number, thread, answer, timer });
-      void answer.then(copy => {
-        if (copy !== undefined && kept.get(number)?.answer === answer) answerCopies.add(copy);
-      });
+      inBackground(
+        answer.then(copy => {
+          if (copy !== undefined && kept.get(number)?.answer === answer) answerCopies.add(copy);
+        }),
+        REPORTED_ALREADY,
+      );
       // Past the bounds, the oldest of the thread, then the oldest of all, leave.
       const ofThread = [...kept.values()].filter(entry => entry.thread === thread);
       for (const entry of ofThread.slice(0, Math.max(0, ofThread.length - perThread))) release(entry.number);
@@ -89,13 +99,7 @@ export const makeEditableAnswers = ({ perThread, keepMs, dismiss }: EditableAnsw
      */
     take: (number: bigint) => take(number)?.answer,
     /** An answer taken for an edit that is not kept after all: its copy is dismissed. */
-    discard: (answer: Promise<bigint | undefined>) => {
-      void answer.then(copy => {
-        if (copy === undefined) return;
-        answerCopies.delete(copy);
-        return dismiss(copy);
-      });
-    },
+    discard: (answer: Promise<bigint | undefined>) => dismissCopy(answer),
     /** Whether `copy` is fae's own copy of an answer still editable (not to be dismissed yet). */
     holdsCopy: (copy: bigint) => answerCopies.has(copy),
     /**

@@ -28,6 +28,7 @@ import type { Cancellation } from './cancellation.js';
 import { makeCancellation } from './cancellation.js';
 import { makeNumberSet } from './number-set.js';
 import { makeLocalKit, type LocalKit } from '../../local-kit.js';
+import { REPORTED_ALREADY, inBackground } from '../../background.js';
 
 /** What a turn is told about its message while it runs. */
 export interface TurnSignals {
@@ -84,6 +85,11 @@ export interface FollowInboxOptions {
    * is then taken up like new mail (its turn answers the edit), not ignored.
    */
   readonly isEditable?: (number: bigint) => boolean;
+  /**
+   * Told when a turn, or one of the callbacks above, failed: that failure
+   * is its own, and fae goes on serving the rest of its mail.
+   */
+  readonly onFailure?: (where: string, error: unknown, message?: InboxMessage) => void;
 }
 
 const STOP: unique symbol = Symbol('stop');
@@ -279,23 +285,44 @@ const readMail = async (
   }
 };
 
-export const followInbox = async (
-  daemon: Pick<DaemonAdapter, 'followMessages' | 'isOwnMessage'>,
-  {
-    cancelled,
-    onMessage,
-    intercept,
-    onOwnMessage,
-    onIgnoredEdit,
-    onSetAside,
-    laneOf = () => '',
-    concurrency = 1,
-    isEditable,
-  }: FollowInboxOptions,
-) => {
-  // Settles when fae is cancelled, or when reading or a turn fails.
+/**
+ * The callbacks of `options`, each of which fails alone: what one throws
+ * is reported, and the inbox goes on with `fallback`. A message whose
+ * intercept fails is set aside rather than given a turn: it may be the
+ * host's answer to a form, which no turn may read.
+ */
+const guardedCallbacks = ({ intercept, onOwnMessage, onIgnoredEdit, onSetAside, laneOf, isEditable, onFailure }: FollowInboxOptions) => {
+  /** `callback`, or `absent` without one; `failed` when it throws. */
+  const guard =
+    <A extends unknown[], R>(where: string, callback: ((...args: A) => R) | undefined, absent: R, failed: R = absent) =>
+    (...args: A): R => {
+      if (callback === undefined) return absent;
+      try {
+        return callback(...args);
+      } catch (error) {
+        onFailure?.(where, error, args[0] as InboxMessage | undefined);
+        return failed;
+      }
+    };
+  return {
+    intercept: guard('intercept', intercept, false, true),
+    onOwnMessage: guard('own-message', onOwnMessage, undefined),
+    onIgnoredEdit: guard('ignored-edit', onIgnoredEdit, undefined),
+    onSetAside: guard('set-aside', onSetAside, undefined),
+    laneOf: guard('lane', laneOf, ''),
+    isEditable: guard('editable', isEditable, false),
+  };
+};
+
+export const followInbox = async (daemon: Pick<DaemonAdapter, 'followMessages' | 'isOwnMessage'>, options: FollowInboxOptions) => {
+  const { cancelled, onMessage, concurrency = 1, onFailure } = options;
+  const { intercept, onOwnMessage, onIgnoredEdit, onSetAside, laneOf, isEditable } = guardedCallbacks(options);
+  // Settles when fae is cancelled, or when reading fails.
   const halt = makePromiseKit<typeof STOP>();
-  void cancelled.promise.then(() => halt.resolve(STOP));
+  inBackground(
+    cancelled.promise.then(() => halt.resolve(STOP)),
+    REPORTED_ALREADY, // a cancellation only resolves
+  );
   const reader = daemon.followMessages();
   const mail = makeMailState(onSetAside);
   const { waiting, running } = mail;
@@ -344,11 +371,16 @@ export const followInbox = async (
     // Frozen, not hardened: the turn's own, made for every message
     // (hardening would walk the fresh function in it).
     const signals: TurnSignals = Object.freeze({ revised: turn.revised.promise, park, answered: () => answered.resolve() });
-    const end = onMessage(ready, signals).then(
-      outcome => ended(turn, ready, outcome),
-      // A turn that throws stops fae, as the reader's failure does.
-      error => halt.reject(error),
-    );
+    // A turn that fails, even at once, fails alone: it is over, and fae reads on.
+    const end = Promise.resolve()
+      .then(() => onMessage(ready, signals))
+      .then(
+        outcome => ended(turn, ready, outcome),
+        error => {
+          onFailure?.('turn', error, ready);
+          ended(turn, ready, 'answered');
+        },
+      );
     return Promise.race([answered.promise, end]);
   };
 
@@ -371,7 +403,8 @@ export const followInbox = async (
 
   const schedule = async () => {
     for (;;) {
-      startReady();
+      // What the first turn started waits for, only reading waits on.
+      inBackground(startReady(), REPORTED_ALREADY);
       if (readerEnded && running.size === 0) return;
       // eslint-disable-next-line no-await-in-loop -- nothing to do until mail arrives or a turn ends
       if ((await Promise.race([wake.promise, halt.promise])) === STOP) return;
@@ -399,13 +432,12 @@ export const followInbox = async (
         halt.reject(error);
         throw error;
       }),
-      // A turn that fails rejects halt, and so this.
       schedule(),
     ]);
   } finally {
     halt.resolve(STOP);
-    // Ends the daemon-side generator without waiting for it.
-    void reader.return?.();
+    // Ends the daemon-side generator without waiting for it (nothing to do if it cannot).
+    inBackground(reader.return?.(), REPORTED_ALREADY);
   }
 };
 harden(followInbox);

@@ -13,6 +13,7 @@
 import type { DaemonAdapter, InboxMessage } from '../../daemon/adapter.js';
 import type { Logger } from '../../logging/log.js';
 import type { OwnCopyWaits } from './own-copy-waits.js';
+import { REPORTED_ALREADY, inBackground } from '../../background.js';
 
 export const WORKING = 'Working on it…';
 const STILL_WAITING = 'still waiting for the model';
@@ -68,6 +69,7 @@ const makeReplyEditor = (daemon: DaemonAdapter, { logger, copies }: Pick<Progres
     return !daemon.canEdit || messageId === undefined ? undefined : copies.expect(messageId, text);
   };
 
+  /** Posts the progress reply; logs its own failures. */
   const post = async (reply: Reply) => {
     reply.posted = true;
     const text = reply.status;
@@ -186,7 +188,7 @@ export const makeProgressReplies = (
       ? redo
         ? setTimeout(() => setStatus(reply, reply.status), delay)
         : undefined
-      : setTimeout(() => void post(reply), delay);
+      : setTimeout(() => inBackground(post(reply), REPORTED_ALREADY), delay);
     first?.unref?.();
     let streamed = '';
     let quietTimer: ReturnType<typeof setTimeout> | undefined;
@@ -232,7 +234,7 @@ export const makeProgressReplies = (
         if (!reply.posted && now) {
           clearTimeout(first);
           reply.status = text;
-          void post(reply);
+          inBackground(post(reply), REPORTED_ALREADY);
           return;
         }
         setStatus(reply, text);

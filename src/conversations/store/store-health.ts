@@ -6,6 +6,7 @@
 import type { Logger } from '../../logging/log.js';
 import type { Redact } from '../../logging/redact.js';
 import { DEFAULT_RETRY_MS, backoffMs, pause, type RetryMs } from '../../daemon/backoff.js';
+import { inBackground } from '../../background.js';
 
 export interface StoreHealthOptions {
   readonly logger: Logger;
@@ -46,7 +47,7 @@ export const makeStoreHealth = ({ logger, redact, retry, retryMs = DEFAULT_RETRY
       reason = text;
       if (!retrying && !stopped) {
         retrying = true;
-        void retryInBackground();
+        inBackground(retryInBackground(), error => logger.warn('conversations-store-retry-failed', { error }));
       }
     },
     /** Nothing is left unstored: an outage, if there was one, is over. */

@@ -10,6 +10,7 @@ import { M } from '@endo/patterns';
 import { makePromiseKit } from '@endo/promise-kit';
 import type { Instrument } from '../kernel/instrument.js';
 import type { Follower } from './follow.js';
+import { inBackground } from '../../background.js';
 
 const PassableReaderInterface = M.interface('PassableReader', {
   stream: M.call(M.any()).returns(M.promise()),
@@ -64,7 +65,8 @@ export const makeStreamReader = (follower: Follower, instrument: Instrument): ob
       'stream',
       (synHead: unknown) => {
         const head = makePromiseKit<AckNode>();
-        void pump(follower, synHead, head.resolve);
+        // The reader's end says how it ended; nothing else waits on the pump.
+        inBackground(pump(follower, synHead, head.resolve), head.reject);
         return head.promise;
       },
       false,

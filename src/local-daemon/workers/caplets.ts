@@ -8,6 +8,7 @@ import { makePromiseKit } from '@endo/promise-kit';
 import type { CapletFormula, EvalFormula, Kernel } from '../kernel/kernel.js';
 import type { Connection } from './connection.js';
 import { ContextInterface } from '../interfaces.js';
+import { REPORTED_ALREADY, inBackground } from '../../background.js';
 
 /** The worker side's bootstrap (worker.ts), as the daemon sees it. */
 interface WorkerBootstrap {
@@ -95,7 +96,7 @@ export const makeCapletRunner = (
       // A failed make cancels the caplet; its name stays bound, and a
       // later lookup makes it again.
       (error: Error) => {
-        if (incarnations.get(id) === incarnation) void cancelThis(error);
+        if (incarnations.get(id) === incarnation) inBackground(cancelThis(error), REPORTED_ALREADY);
       },
     );
     return value;
