@@ -46,9 +46,9 @@ test('/help lists the commands, /status only for the host, with no model call', 
   t.is(llm.requests.length, 0);
 });
 
-test('/tools lists the built-ins by group, then the tools under tools/, with no model call', async t => {
+test('/tools lists the built-ins by group, then the tools under tools/, with no model call; a correspondent reads only the names', async t => {
   const llm = makeScriptedProvider();
-  const { ask } = await startReadyFae(t, {
+  const { host, ask } = await startReadyFae(t, {
     provider: llm.provider,
     introducedNames: { 'greet-tool': 'greet-tool' },
     prepare: async h => {
@@ -68,6 +68,13 @@ test('/tools lists the built-ins by group, then the tools under tools/, with no 
       '- greet (tools/greet-tool) — Generate a greeting message for a given name, optionally in a specified language.',
     ].join('\n'),
   );
+  // A description may say where a tool works (the filesystem tools' root): the host's setup, not alice's to read.
+  const alice = await makeCorrespondent(host);
+  await alice.say('/tools');
+  const forAlice = await alice.next();
+  t.true(forAlice.endsWith('Tools I was given:\n- greet'), forAlice);
+  t.false(forAlice.includes('tools/greet-tool'));
+  t.false(forAlice.includes('Generate a greeting'));
   t.is(llm.requests.length, 0);
 });
 

@@ -6,7 +6,7 @@ import test from 'ava';
 import { readApprovalPolicy, rulesNaming } from '../src/agent/authority/approval-policy.js';
 import { readAnswerValue, readDecision } from '../src/agent/authority/approval-decision.js';
 import { senderWord } from '../src/agent/authority/sender-names.js';
-import { approvalText, durationText } from '../src/agent/authority/approval-text.js';
+import { SHOWN_ARGUMENT_CHARS, approvalText, durationText, showingEverything, unshownArguments } from '../src/agent/authority/approval-text.js';
 import { makeRedactor } from '../src/logging/redact.js';
 
 const SECRET = 'sk-abcdefghijklmnop0123456789';
@@ -68,7 +68,7 @@ test("February: the value the host resolves with is read as a decision", t => {
 const call = (tool: string, args: Record<string, unknown>, petName?: string) =>
   harden({ tool, petName, args, asker: 'alice', message: 7n, tag: 'beef' });
 const textOf = (tool: string, args: Record<string, unknown>, petName?: string) =>
-  approvalText(call(tool, args, petName), { redact, waitText: '10 minutes', answering: 'Answer here.' });
+  approvalText(call(tool, args, petName), { waitText: '10 minutes', answering: 'Answer here.' });
 
 test('the request says who asked, what, and how to answer', t => {
   const text = textOf('runCommand', { command: 'ls -la', timeout: 500 }, 'run-command');
@@ -79,26 +79,34 @@ test('the request says who asked, what, and how to answer', t => {
   t.regex(textOf('send', { recipient: 'bob', strings: ['hi'] }), /\(a built-in tool\)[\s\S]*recipient: bob\nstrings: \["hi"\]/);
 });
 
-test('editFile and edit show unified diffs; writeFile the first lines, saying how many more', t => {
+test('editFile and edit show unified diffs; writeFile the whole new content', t => {
   const edited = textOf('editFile', { filePath: 'a.txt', oldString: 'x\ny\nz', newString: 'x\nY\nz' });
   t.true(edited.includes('  --- a/a.txt\n  +++ b/a.txt\n  @@ -1,3 +1,3 @@\n   x\n  -y\n  +Y\n   z'), edited);
   const several = textOf('edit', { path: 'b.txt', edits: [{ oldText: 'a', newText: 'b' }, { oldText: 'c', newText: 'c' }] });
   t.regex(several, /Change 1 of 2:\n {2}--- a\/b\.txt[\s\S]*-a\n {2}\+b[\s\S]*Change 2 of 2:\n {2}\(the replacement changes nothing\)/);
   const lines = Array.from({ length: 100 }, (_, i) => `line ${i + 1}`).join('\n');
   const written = textOf('writeFile', { filePath: 'c.txt', contents: lines });
-  t.regex(written, /Write c\.txt: \d+ characters, 100 lines\. The new content:\n {2}\| line 1\n/);
-  t.true(written.includes('  | line 60\n  | … (40 more lines not shown)'));
-  t.false(written.includes('line 61'));
+  t.regex(written, /Write c\.txt: \d+ characters, 100 lines\. The new content, whole:\n {2}\| line 1\n/);
+  t.true(written.includes('  | line 100\n'), 'every line is shown');
+  // A long line is shown whole: what follows at its end runs too.
+  const hidden = `echo ${'a'.repeat(1000)}; touch /tmp/x`;
+  t.true(textOf('runCommand', { command: hidden }).includes(hidden));
 });
 
-test('secrets are redacted before anything is cut; very long content is cut, saying so', t => {
-  // The secret straddles the cut at 400 characters of a line: not a piece of it is shown.
-  const long = `${'a'.repeat(390)}${SECRET}tail`;
-  const text = textOf('writeFile', { filePath: 'k.txt', contents: long });
-  t.false(text.includes('sk-'), 'no piece of the secret');
-  t.regex(text, /a\[redacted\]… \[\d+ more characters of this line not shown\]/);
-  const huge = textOf('note', { text: 'word '.repeat(100) });
-  t.regex(huge, /more characters of this line not shown/);
+test('a character that would not show is written as its code, so nothing hides what runs', t => {
+  // A carriage return, a right-to-left override and a zero-width space could make a line read otherwise.
+  const text = textOf('runCommand', { command: 'echo safe\r\u202etouch /tmp/x\u200b' });
+  t.true(text.includes('$ echo safe\\u{d}\\u{202e}touch /tmp/x\\u{200b}'), text);
+  t.is(showingEverything('tab\there, newline stays'), 'tab\there, newline stays');
+});
+
+test('arguments that hold a secret, or too much to read, are refused before anyone is asked', t => {
+  t.is(unshownArguments({ command: 'ls -la' }, redact), undefined);
+  // fae's own secret, and a credential's shape (the redaction trick: "api-key=" hid what ran).
+  t.regex(unshownArguments({ command: `curl -H 'x: ${SECRET}'` }, redact) ?? '', /hold what looks like a secret/);
+  t.regex(unshownArguments({ command: 'echo api-key=$(touch$IFS/tmp/x)' }, redact) ?? '', /hold what looks like a secret/);
+  t.regex(unshownArguments({ edits: [{ oldText: 'a', newText: `key ${SECRET}` }] }, redact) ?? '', /secret/);
+  t.regex(unshownArguments({ contents: 'x'.repeat(SHOWN_ARGUMENT_CHARS + 1) }, redact) ?? '', /too long for the host to read whole/);
   t.is(durationText(600_000), '10 minutes');
   t.is(durationText(1000), '1 second');
   t.is(durationText(250), '250 ms');

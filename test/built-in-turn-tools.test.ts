@@ -40,7 +40,7 @@ const setUp = () => {
 const scopeOf = (number: bigint, sender: string, forgotten: string[]): TurnScope =>
   harden({
     messageNumber: number,
-    principal: { ownsMessage: (m: MessageRecord) => m.from === sender, mayGive: async () => {} },
+    principal: { isHost: false, ownsMessage: (m: MessageRecord) => m.from === sender, mayGive: async () => {} },
     forget: async () => {
       forgotten.push(sender);
       return 1;

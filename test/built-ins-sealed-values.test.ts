@@ -1,8 +1,8 @@
 // Every name fae seals from its tools (src/agent/authority/sealed-names.ts) is
 // sealed alike, not only the conversation store (built-ins-sealed.test.ts
 // walks every built-in over that one): the usage record, the host's budget,
-// the LLM settings, and the host's approval policy and standing approvals,
-// with a value stored under each, are refused to
+// the LLM settings, the host's approval policy and standing approvals, and
+// fae's record of the names its model made, with a value stored under each, are refused to
 // every kind of use in the spellings that reach them, and are intact after.
 import test from 'ava';
 import { E } from '@endo/far';
@@ -11,9 +11,9 @@ import { SEALED_NAMES } from '../src/agent/authority/sealed-names.js';
 
 const refusal = (shown: string, holds: string) => `${JSON.stringify(shown)} is ${holds}; no tool may read or change it`;
 
-test('the usage record, the budget, the LLM settings and the approval policy and grants are sealed like the conversations', async t => {
+test('the usage record, the budget, the LLM settings, the approval policy and grants, and the records of model names and approved calls are sealed like the conversations', async t => {
   const values = SEALED_NAMES.filter(({ name }) => name !== 'conversations');
-  t.deepEqual(values.map(({ name }) => name), ['usage', 'budget', 'llm-settings', 'approval-policy', 'approval-grants']);
+  t.deepEqual(values.map(({ name }) => name), ['usage', 'budget', 'llm-settings', 'approval-policy', 'approval-grants', 'model-names', 'approved-calls']);
   const { powers, call, special } = await startGuestWithBuiltIns(t, {
     prepare: async host => E(host).storeValue('scratch value', 'scratch'),
     introduced: ['scratch'],

@@ -47,7 +47,7 @@ test('a write waits for /approve in the terminal; a decision typed at the prompt
   const { root, chat } = await startWriting(t);
   await chat.waitForOutput(/Approval needed: writeFile for \S+ \(request [0-9a-f]{4}\)/);
   t.false(fs.existsSync(path.join(root, 'a.txt')), 'nothing written before the answer');
-  t.regex(chat.stdout(), /Write a\.txt: 6 characters, 2 lines\. The new content:\n {2}\| hello/);
+  t.regex(chat.stdout(), /Write a\.txt: 6 characters, 2 lines\. The new content, whole:\n {2}\| hello/);
   t.regex(chat.stdout(), /Answer with \/approve, \/deny \[reason\], \/always \(for everyone\) or \/always for \S+; or type yes, no or always\./);
   chat.type('/approve');
   await chat.waitForOutput(/fae: said: Created a\.txt/);

@@ -42,7 +42,8 @@ import { asStrings, makeDeliver } from './turn/deliver.js';
 import { makeHostReports } from './host/host-reports.js';
 import type { ApprovalsView, StatusView } from './host/commands.js';
 import { watchOwnNames } from '../daemon/own-names.js';
-import { describeWith, makeSenderNames, type SenderNames } from './authority/sender-names.js';
+import { describeWith, makeSenderNames, trustedSenderNames, type SenderNames } from './authority/sender-names.js';
+import { makeModelNames, type ModelNames } from './authority/model-names.js';
 import { makeUsageAccounts, type UsageAccounts } from './limits/usage-accounts.js';
 import { followBudgetValue, makeBudget, type Budget } from './limits/budget.js';
 import { SEALED_NAMES } from './authority/sealed-names.js';
@@ -53,6 +54,7 @@ import { makeLlmSettings, type LlmSettings } from './host/llm-settings.js';
 import type { ApprovalChannel } from './authority/approval-channel.js';
 import type { Approvals } from './authority/approvals.js';
 import { makeFaeApprovals, type Gives } from './authority/fae-approvals.js';
+import { inBackground } from '../background.js';
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -143,6 +145,7 @@ interface StartupParts {
   readonly config: FaeConfig;
   readonly conversations: Conversations;
   readonly registry: ToolRegistry;
+  readonly modelNames: ModelNames;
 }
 
 /**
@@ -152,9 +155,11 @@ interface StartupParts {
  * directory another call has formulated but not yet named. Resolves
  * whether this is fae's first start (it then says it is ready).
  */
-const prepare = async ({ powers, logger, config, conversations, registry }: StartupParts) => {
+const prepare = async ({ powers, logger, config, conversations, registry, modelNames }: StartupParts) => {
   const firstStart = await bestEffort(logger, 'tools-directory', () => provideToolsDirectory(powers, logger), false);
   await bestEffort(logger, 'conversations', () => conversations.start(), undefined);
+  // Before any turn, so that no name is trusted that the model wrote.
+  await bestEffort(logger, 'model-names', () => modelNames.start(), undefined);
   await bestEffort(
     logger,
     'introduced-tools',
@@ -286,7 +291,9 @@ const followMail = async (
       // An approval request is no conversation's: nothing else is told of it.
       if (channel.noteOwn(message) || message.type === 'form') return;
       turns.noteOwnCopy(message);
-      void conversations.noteOwnMessage(message, correspondentOf({ ...message, from: message.to }));
+      inBackground(conversations.noteOwnMessage(message, correspondentOf({ ...message, from: message.to })), error =>
+        logger.warn('own-copy-not-noted', { message: message.number, error }),
+      );
     },
     onIgnoredEdit: message => logger.event('edit-ignored', { message: message.number }),
     onSetAside: message => logger.warn('unfinished-message-set-aside', { message: message.number }),
@@ -294,6 +301,8 @@ const followMail = async (
     laneOf: (message: InboxMessage) => conversations.laneOf(message, correspondentOf(message)),
     concurrency: config.concurrentTurns,
     isEditable: number => editable.has(number),
+    // A failure is the failing turn's or callback's alone (inbox.ts): logged, and fae reads on.
+    onFailure: (where, error, message) => logger.warn('inbox-failure', { where, message: message?.number, error }),
   });
 };
 
@@ -301,8 +310,17 @@ const followMail = async (
 const toolsOf = (
   powers: Ref<GuestPowers>,
   { config, logger, states, daemonAdapter }: Pick<FaeParts, 'config' | 'logger' | 'states' | 'daemonAdapter'>,
-  ownNames: ReturnType<typeof watchOwnNames>,
-  formAnswers: Pick<HostForms, 'hidesMessage' | 'hidesId'>,
+  {
+    ownNames,
+    modelNames,
+    formAnswers,
+    nameSender,
+  }: {
+    readonly ownNames: ReturnType<typeof watchOwnNames>;
+    readonly modelNames: ModelNames;
+    readonly formAnswers: Pick<HostForms, 'hidesMessage' | 'hidesId'>;
+    readonly nameSender: (from: string) => Promise<string>;
+  },
 ) => {
   // What the model did about a message, told by the built-in tools, is
   // kept on that message's own turn.
@@ -318,6 +336,9 @@ const toolsOf = (
     sealed: SEALED_NAMES,
     // Nor the host's answers to fae's forms (a token, a decision).
     hidden: formAnswers,
+    // Every name the model binds is noted: it names no one (model-names.ts).
+    names: modelNames,
+    nameSender,
     forgets: true,
     evaluates: config.evaluate === 'review',
   });
@@ -414,25 +435,37 @@ export const startFae = (
   // fae's own top-level names, watched once for the registry (tools/ may
   // be replaced) and for the sender names kept between messages.
   const ownNames = watchOwnNames(powers, { logger });
+  // The names fae's model bound: they name no one (model-names.ts).
+  const modelNames = makeModelNames({ powers, logger });
   // Made once the daemon is known (run below); until then nothing is hidden, as nothing was asked.
   let forms: HostForms | undefined;
   const formAnswers = harden({
     hidesMessage: (number: bigint) => (forms?.hidesMessage(number) ?? false) || approvals.hides(number),
     hidesId: (id: string) => forms?.hidesId(id) ?? false,
   });
-  const { builtIns, registry } = toolsOf(powers, { config, logger, states, daemonAdapter }, ownNames, formAnswers);
+  const { builtIns, registry } = toolsOf(
+    powers,
+    { config, logger, states, daemonAdapter },
+    {
+      ...{ ownNames, modelNames, formAnswers },
+      nameSender: from => describeWith(parts.senderNames)(from, formulaIdOf(from) ?? from),
+    },
+  );
   const budget = makeBudget({ settings: { tokens: config.budgetTokens, host: config.budgetHost }, logger, tellHost });
   const pace = makePace({ settings: { perMinute: config.turnsPerMinute, pauseMs: config.pauseMs }, logger, tellHost });
   // Read again whenever the host changes it: no call per turn.
   followBudgetValue(powers, budget, ownNames);
   // What needs the host's approval, its standing grants, and the gate (fae-approvals.ts).
-  const approvals = makeFaeApprovals({ config, powers, logger, redact, ownNames, tellHost });
-  void cancelled.promise.then(() => {
-    registry.stop();
-    ownNames.stop();
-    conversations.stop();
-    usage.stop();
-  });
+  const approvals = makeFaeApprovals({ config, powers, logger, redact, ownNames, tellHost, trusts: modelNames.trusts });
+  inBackground(
+    cancelled.promise.then(() => {
+      registry.stop();
+      ownNames.stop();
+      conversations.stop();
+      usage.stop();
+    }),
+    error => logger.warn('stop-failed', { error }),
+  );
   const status = () =>
     harden({
       state,
@@ -457,13 +490,19 @@ export const startFae = (
     events: makeFaeEvents(),
     copies: makeOwnCopyWaits(),
     // Kept while fae's names stay as they are (sender-names.ts): no daemon
-    // call for a sender seen before.
-    senderNames: makeSenderNames(async from => (await daemonAdapter).senderNames(from), ownNames),
+    // call for a sender seen before. Only names the model did not write.
+    senderNames: makeSenderNames(
+      trustedSenderNames(async from => (await daemonAdapter).senderNames(from), {
+        trusts: modelNames.trusts,
+        isHost: async from => (await daemonAdapter).isFromHost({ from }),
+      }),
+      ownNames,
+    ),
   };
 
   const run = async () => {
     const daemon = await daemonAdapter;
-    const firstStart = await prepare({ powers, logger, config, conversations, registry });
+    const firstStart = await prepare({ powers, logger, config, conversations, registry, modelNames });
     forms = makeHostForms({ powers, daemon, logger, dismiss, kinds: () => [settings.kind, ...approvals.kinds()] });
     const describe = describeWith(parts.senderNames);
     const asking = await approvals.start(daemon, forms, {
@@ -478,7 +517,7 @@ export const startFae = (
     usage.start();
     await announce(daemon, { config, logger, provider, forms, firstStart });
     // Without an LLM yet, the host is asked with a form (once, even over restarts).
-    void settings.askIfUnset();
+    inBackground(settings.askIfUnset(), error => logger.warn('settings-form-not-sent', { error }));
     state = 'running';
     started.resolve();
     logger.event('started', { provider: provider.kind, model: provider.model, daemon: daemon.dialect });

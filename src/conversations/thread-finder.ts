@@ -25,11 +25,26 @@ export interface ThreadPlace {
   readonly thread: string;
 }
 
+/**
+ * Threads one correspondent may have, at most. A reply to a message fae
+ * knows in none of them opens a new one (a store directory and an index
+ * entry each, and each read back to find where a later reply belongs);
+ * past the bound it continues the main thread instead, so that no
+ * correspondent can make fae keep, or search, more than this.
+ */
+export const THREADS_PER_CORRESPONDENT = 16;
+
 /** What a message replies to; undefined for a fresh message. */
 const replyToOf = ({ replyTo }: MessageRecord) => (typeof replyTo === 'string' && replyTo !== '' ? replyTo : undefined);
 
 export const makeThreadFinder = ({ memory, store, ownCopies, lines }: ThreadFinderOptions) => {
   const { held } = memory;
+
+  /** The keys of every thread `correspondent` has, stored or held. */
+  const threadKeysOf = (correspondent: string) => new Set([...store.keysOf(correspondent), ...held.pinnedKeysOf(correspondent)]);
+
+  /** Whether `correspondent` may open one more thread. */
+  const mayOpen = (correspondent: string) => threadKeysOf(correspondent).size < THREADS_PER_CORRESPONDENT;
 
   /** Where message `id` of `correspondent` is, from what is in memory: no daemon call. */
   const knownPlaceOf = (messageId: string, correspondent: string): ThreadPlace | undefined => {
@@ -51,9 +66,8 @@ export const makeThreadFinder = ({ memory, store, ownCopies, lines }: ThreadFind
     const known = knownPlaceOf(messageId, correspondent);
     if (known !== undefined) return known;
     const id = ownCopies.origin(messageId);
-    const keys = new Set([...store.keysOf(correspondent), ...held.pinnedKeysOf(correspondent)]);
     // One that cannot be read now is not searched; its next message tries again.
-    const threads = await Promise.all([...keys].map(key => memory.find(key, correspondent)));
+    const threads = await Promise.all([...threadKeysOf(correspondent)].map(key => memory.find(key, correspondent)));
     return threads.find(conversation => conversation !== undefined && holdsMessage(conversation, id));
   };
 
@@ -63,7 +77,8 @@ export const makeThreadFinder = ({ memory, store, ownCopies, lines }: ThreadFind
     threadFor: async (message: MessageRecord, correspondent: string) => {
       const replyTo = replyToOf(message);
       if (replyTo === undefined) return MAIN_THREAD;
-      return (await placeOf(replyTo, correspondent))?.thread ?? replyTo;
+      const known = (await placeOf(replyTo, correspondent))?.thread;
+      return known ?? (mayOpen(correspondent) ? replyTo : MAIN_THREAD);
     },
     /**
      * The scheduling lane of `message` from `correspondent`: the key of the
@@ -75,7 +90,8 @@ export const makeThreadFinder = ({ memory, store, ownCopies, lines }: ThreadFind
     laneOf: (message: MessageRecord, correspondent: string) => {
       const replyTo = replyToOf(message);
       if (replyTo === undefined) return conversationKey(correspondent, MAIN_THREAD);
-      return knownPlaceOf(replyTo, correspondent)?.key ?? conversationKey(correspondent, replyTo);
+      const known = knownPlaceOf(replyTo, correspondent)?.key;
+      return known ?? conversationKey(correspondent, mayOpen(correspondent) ? replyTo : MAIN_THREAD);
     },
   });
 };

@@ -26,7 +26,7 @@ export interface GuestOptions {
 
 /** A turn of the host's, which sees all mail and may hand anything over (nothing asks). */
 export const HOST_SCOPE: TurnScope = harden({
-  principal: { ownsMessage: () => true, mayGive: async () => {} },
+  principal: { isHost: true, ownsMessage: () => true, mayGive: async () => {} },
 });
 
 export const startGuestWithBuiltIns = async (

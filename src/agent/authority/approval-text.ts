@@ -1,22 +1,20 @@
 // What the host reads when fae asks its approval: which tool, who asked
-// (in the turn of which message), and the arguments in full: the command
-// line of runCommand; for editFile and edit a unified diff of each
-// replacement; for writeFile the first lines of the new content; for any
-// other tool each argument. Very long content is cut, and the text says
-// where and how much. Every argument is redacted before it is cut, so no
-// secret slips through in halves.
+// (in the turn of which message), and the arguments, every one whole: the
+// command line of runCommand; for editFile and edit a unified diff of each
+// replacement; for writeFile the whole new content; for any other tool
+// each argument. The host approves exactly what runs, so nothing is cut
+// and nothing redacted: arguments that hold what looks like a secret, or
+// too much to read, are refused before anyone is asked (unshownArguments),
+// and a character that would not show (a control or formatting character,
+// which could hide what follows it) is written as its code.
 import type { Redact } from '../../logging/redact.js';
 import { unifiedDiff } from '../../tool-kit/unified-diff.js';
 
 /** Every request's first words: how fae (after a restart) and the chat know one. */
 export const APPROVAL_HEADING = 'Approval needed:';
 
-/** Lines of one block (a diff, new content, a long argument) shown, at most. */
-const SHOWN_LINES = 60;
-/** Characters of one line shown, at most. */
-const LINE_CHARS = 400;
-/** Characters of the whole text, at most (a form's description is read in the UI). */
-const TEXT_CHARS = 20_000;
+/** Characters of arguments the host is shown, at most: more is refused, not cut. */
+export const SHOWN_ARGUMENT_CHARS = 50_000;
 
 export interface ApprovalCall {
   /** The name the model called. */
@@ -33,19 +31,27 @@ export interface ApprovalCall {
   readonly message: bigint;
   /** Tells this request apart from every other (a few hex digits). */
   readonly tag: string;
+  /** This very call was approved before fae was restarted, and may have run. */
+  readonly mayHaveRun?: boolean;
 }
 
 const lines = (text: string) => text.replace(/\r\n/g, '\n').split('\n');
-const cutLine = (line: string) =>
-  line.length <= LINE_CHARS ? line : `${line.slice(0, LINE_CHARS)}… [${line.length - LINE_CHARS} more characters of this line not shown]`;
 
-/** A block of text, indented, at most SHOWN_LINES lines, saying what was left out. */
-const block = (text: string, prefix = '  ') => {
-  const all = lines(text.endsWith('\n') ? text.slice(0, -1) : text);
-  const shown = all.slice(0, SHOWN_LINES).map(line => `${prefix}${cutLine(line)}`);
-  if (all.length > SHOWN_LINES) shown.push(`${prefix}… (${all.length - SHOWN_LINES} more lines not shown)`);
-  return shown.join('\n');
-};
+/**
+ * `text` with every character that would not show as itself written as
+ * its code (\u{202e}): controls but tab and newline, and the invisible
+ * formatting characters (bidirectional overrides, zero-width spaces),
+ * which could make a line read otherwise than it runs.
+ */
+export const showingEverything = (text: string) =>
+  text.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\p{Cf}\u2028\u2029]/gu, char => `\\u{${char.codePointAt(0)?.toString(16)}}`);
+harden(showingEverything);
+
+/** A block of text, indented, whole. */
+const block = (text: string, prefix = '  ') =>
+  lines(text.endsWith('\n') ? text.slice(0, -1) : text)
+    .map(line => `${prefix}${showingEverything(line)}`)
+    .join('\n');
 
 const asText = (value: unknown) => (typeof value === 'string' ? value : (JSON.stringify(value) ?? String(value)));
 
@@ -61,7 +67,7 @@ const replacementDiff = (path: string, before: string, after: string) => {
 const eachArgument = (args: Readonly<Record<string, unknown>>) =>
   Object.entries(args).map(([name, value]) => {
     const text = asText(value);
-    return text.includes('\n') || text.length > LINE_CHARS ? `${name}:\n${block(text)}` : `${name}: ${text}`;
+    return text.includes('\n') || text.length > 200 ? `${name}:\n${block(text)}` : `${name}: ${showingEverything(text)}`;
   });
 
 const without = (args: Readonly<Record<string, unknown>>, ...names: string[]) =>
@@ -99,31 +105,47 @@ const argumentLines = (name: string, args: Readonly<Record<string, unknown>>): s
   }
   if (name === 'writeFile' && typeof filePath === 'string' && typeof contents === 'string') {
     const count = lines(contents).length;
-    return [`Write ${filePath}: ${contents.length} characters, ${count} lines. The new content:`, block(contents, '  | ')];
+    return [`Write ${showingEverything(filePath)}: ${contents.length} characters, ${count} lines. The new content, whole:`, block(contents, '  | ')];
   }
   if (name === 'editFile' && typeof filePath === 'string' && typeof oldString === 'string' && typeof newString === 'string') {
     return [
-      `Edit ${filePath}, replacing one exact text (line numbers count from the replaced text, not the file):`,
+      `Edit ${showingEverything(filePath)}, replacing one exact text (line numbers count from the replaced text, not the file):`,
       replacementDiff(filePath, oldString, newString),
     ];
   }
   const diffs = name === 'edit' && typeof path === 'string' ? editDiffs(path, args) : undefined;
-  if (diffs !== undefined) {
-    return [`Edit ${path}, all changes or none (line numbers count from each replaced text, not the file):`, ...diffs];
+  if (diffs !== undefined && typeof path === 'string') {
+    return [`Edit ${showingEverything(path)}, all changes or none (line numbers count from each replaced text, not the file):`, ...diffs];
   }
   return Object.keys(args).length === 0 ? ['(no arguments)'] : eachArgument(args);
 };
 
-/** Redacts every text inside the arguments, before anything is cut. */
-const redactedArgs = (args: Readonly<Record<string, unknown>>, redact: Redact): Record<string, unknown> => {
-  const walk = (value: unknown): unknown => {
-    if (typeof value === 'string') return redact(value);
-    if (Array.isArray(value)) return value.map(walk);
-    if (typeof value === 'object' && value !== null) return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, walk(v)]));
-    return value;
-  };
-  return walk(args) as Record<string, unknown>;
+/** Every text inside the arguments, wherever it sits. */
+const textsIn = (value: unknown): string[] => {
+  if (typeof value === 'string') return [value];
+  if (Array.isArray(value)) return value.flatMap(textsIn);
+  if (typeof value === 'object' && value !== null) return [...Object.keys(value), ...Object.values(value).flatMap(textsIn)];
+  return [];
 };
+
+/**
+ * Why the arguments cannot be shown to the host whole, if they cannot:
+ * they hold what looks like a secret (fae's own, or a credential's shape),
+ * which no request shows and no such call sends, or more than the host can
+ * read. Undefined when they can.
+ */
+export const unshownArguments = (args: Readonly<Record<string, unknown>>, redact: Redact): string | undefined => {
+  const texts = textsIn(args);
+  if (texts.some(text => redact(text) !== text)) {
+    return 'The arguments hold what looks like a secret (a key, a token or a password), so the call was neither shown to the host nor run. Do not pass secrets to tools; tell the sender this has to be done another way.';
+  }
+  const size = JSON.stringify(args)?.length ?? 0;
+  if (size > SHOWN_ARGUMENT_CHARS) {
+    return `The arguments are too long for the host to read whole (${size} characters; at most ${SHOWN_ARGUMENT_CHARS}), so the call was not run. Do it in smaller parts.`;
+  }
+  return undefined;
+};
+harden(unshownArguments);
 
 /** The request's first line: what it is about, and its tag. */
 export const approvalTitle = ({ tool, asker, tag }: Pick<ApprovalCall, 'tool' | 'asker' | 'tag'>) =>
@@ -133,23 +155,67 @@ harden(approvalTitle);
 /**
  * The whole request: its title, what is asked, the arguments, how long
  * fae waits, and `answering`, how the host answers where it reads this.
+ * The arguments are shown as they are (unshownArguments refuses those that
+ * cannot be): nothing here is cut or redacted.
  */
-export const approvalText = (call: ApprovalCall, { redact, waitText, answering }: { redact: Redact; waitText: string; answering: string }) => {
+export const approvalText = (call: ApprovalCall, { waitText, answering }: { waitText: string; answering: string }) => {
   const where = call.petName === undefined ? 'a built-in tool' : `tools/${call.petName}`;
-  const body = [
+  return [
     approvalTitle(call),
     '',
-    `While answering ${call.askerIsHost ? 'your' : `${call.asker}'s`} message #${call.message}, fae's model wants to call ${call.tool} (${where}), which needs your approval first. Nothing runs until you approve.`,
+    `While answering ${call.askerIsHost ? 'your' : `${call.asker}'s`} message #${call.message}, fae's model wants to call ${call.tool} (${where}), which needs your approval first. Nothing runs until you approve. What runs is shown whole below.`,
     '',
-    ...argumentLines(call.ownName ?? call.tool, redactedArgs(call.args, redact)),
+    ...(call.mayHaveRun
+      ? ['This very call was approved before I was restarted, and it may have run already. Approve it only if it should run again.', '']
+      : []),
+    ...argumentLines(call.ownName ?? call.tool, call.args),
     '',
     `I wait ${waitText} for your answer; after that it counts as a denial.`,
     answering,
   ].join('\n');
-  const text = body.length <= TEXT_CHARS ? body : `${body.slice(0, TEXT_CHARS)}\n… (${body.length - TEXT_CHARS} more characters not shown)`;
-  return redact(text);
 };
 harden(approvalText);
+
+/** What fae's model wants to hand over, to whom, and how, as the host reads it. */
+export interface GiveCall {
+  readonly how: 'send' | 'reply' | 'resolve' | 'copy' | 'move';
+  /** The capabilities, as the model named them. */
+  readonly items: readonly string[];
+  /** Who would hold them, in words ("bob", "the directory shared/"). */
+  readonly recipient: string;
+  readonly asker: string;
+  readonly askerIsHost?: boolean;
+  readonly message: bigint;
+  readonly tag: string;
+}
+
+const HOW: Readonly<Record<GiveCall['how'], string>> = harden({
+  send: 'attached to a message it sends',
+  reply: 'attached to a reply',
+  resolve: 'as its answer to their request',
+  copy: 'by copying it into a directory they can read',
+  move: 'by moving it into a directory they can read',
+});
+
+/** The first line of a request to hand something over. */
+export const giveTitle = ({ items, recipient, asker, tag }: Pick<GiveCall, 'items' | 'recipient' | 'asker' | 'tag'>) =>
+  `${APPROVAL_HEADING} give ${showingEverything(items.join(', '))} to ${recipient} for ${asker} (request ${tag})`;
+harden(giveTitle);
+
+/** The whole request to hand something over: what, to whom, how, and what that means. */
+export const giveApprovalText = (call: GiveCall, { waitText, answering }: { waitText: string; answering: string }) =>
+  [
+    giveTitle(call),
+    '',
+    `While answering ${call.askerIsHost ? 'your' : `${call.asker}'s`} message #${call.message}, fae's model wants to give ${call.recipient} ${HOW[call.how]}:`,
+    ...call.items.map(item => `  - ${showingEverything(item)}`),
+    '',
+    `Whoever holds a capability can use it themselves, for as long as it exists, without asking you or fae. Nothing is handed over until you approve.`,
+    '',
+    `I wait ${waitText} for your answer; after that it counts as a denial.`,
+    answering,
+  ].join('\n');
+harden(giveApprovalText);
 
 /** A duration in words: "10 minutes", "45 seconds". */
 export const durationText = (ms: number) => {

@@ -23,12 +23,15 @@ import type { ApprovalChannel } from './approval-channel.js';
 import { readDecision } from './approval-decision.js';
 import { approvalText, argumentsSummary, unshownArguments } from './approval-text.js';
 import type { HostWait, WaitingTurn } from './approval-wait.js';
+import type { ApprovedCalls } from './approved-calls.js';
 import { senderWord } from './sender-names.js';
 
 /** The turn a call is made in. */
 export interface ApprovalTurn {
   /** The message the turn answers. */
   readonly message: bigint;
+  /** The same message as it stays known across restarts (its id, or its number where it has none). */
+  readonly messageKey: string;
   /** The sender's raw id. */
   readonly correspondent: string;
   /** How fae names the sender (a pet name, or "an unnamed sender"). */
@@ -76,6 +79,10 @@ export interface ApprovalsOptions {
    * the host itself (February's eval-request) rather than fae.
    */
   readonly reviewed?: { readonly is: (tool: FaeTool | undefined) => boolean; readonly byDaemon: boolean };
+  /** Whether a name of fae's directory was made by someone other than the model (model-names.ts). */
+  readonly trusts: (path: readonly string[]) => boolean;
+  /** The approved calls that may have run before a restart (approved-calls.ts); none kept without it. */
+  readonly approvedCalls?: ApprovedCalls;
 }
 
 /** What a standing approval would name: a tool, none for one that cannot be identified, or never (each call reviewed). */
@@ -136,16 +143,25 @@ const decide = async (
   return refused(`The host's answer was not understood (${decision.why}), so this was not run; it counts as a denial.`);
 };
 
-export const makeApprovals = ({ powers, policy, grants, hostWait, channel, logger, redact, tellHost, reviewed }: ApprovalsOptions) => {
+export const makeApprovals = (options: ApprovalsOptions) => {
+  const { powers, policy, grants, hostWait, channel, logger, redact, tellHost, reviewed, trusts, approvedCalls } = options;
 
-  /** Whether one of the rules naming a tool applies in this turn: WHO compared by identity. */
+  /**
+   * Whether one of the rules naming a tool applies in this turn: WHO
+   * compared by identity, and read only from a name the model did not
+   * write. A WHO that names no one fae can trust (unbound, or bound by the
+   * model) applies to every correspondent but the host: removing or
+   * rebinding a name never lifts an approval.
+   */
   const applies = async (rules: readonly ApprovalRule[], turn: ApprovalTurn) => {
     if (rules.some(rule => rule.who === undefined)) return true;
     const outcomes = await Promise.all(
       rules.map(async ({ who }) => {
         if (who === 'HOST') return turn.fromHost;
-        const id = await Promise.resolve(E(powers).identify(who as string)).catch(() => undefined);
-        return typeof id === 'string' && (formulaIdOf(id) ?? id) === turn.correspondent;
+        const name = who as string;
+        if (!trusts([name])) return !turn.fromHost;
+        const id = await Promise.resolve(E(powers).identify(name)).catch(() => undefined);
+        return typeof id === 'string' ? (formulaIdOf(id) ?? id) === turn.correspondent : !turn.fromHost;
       }),
     );
     return outcomes.includes(true);
@@ -161,7 +177,7 @@ export const makeApprovals = ({ powers, policy, grants, hostWait, channel, logge
   const audit = auditWith(logger, redact);
 
   /** Asks the host and waits, bounded; what the answer means for the call. */
-  const askHost = async (ask: ApprovalAsk, tool: Grantable, origin: { petName?: string; ownName?: string }) => {
+  const askHost = async (ask: ApprovalAsk, tool: Grantable, origin: { petName?: string; ownName?: string }, mayHaveRun = false) => {
     const { name, turn } = ask;
     const started = Date.now();
     // The host approves exactly what runs: arguments it cannot be shown whole are refused unasked.
@@ -170,7 +186,7 @@ export const makeApprovals = ({ powers, policy, grants, hostWait, channel, logge
       audit(ask, 'denied', 'fae', started, unshown);
       return refused(unshown);
     }
-    const call = { tool: name, ...origin, args: ask.args, asker: turn.sender, askerIsHost: turn.fromHost, message: turn.message, tag: newTag() };
+    const call = { tool: name, ...origin, args: ask.args, asker: turn.sender, askerIsHost: turn.fromHost, message: turn.message, tag: newTag(), mayHaveRun };
     const text = approvalText(call, { waitText: hostWait.waitText, answering: channel.answering(senderWord(turn.sender), name) });
     const outcome = await hostWait.wait(text, senderWord(turn.sender), name, ask);
     switch (outcome.kind) {
@@ -236,16 +252,19 @@ export const makeApprovals = ({ powers, policy, grants, hostWait, channel, logge
       return refused(unshown);
     }
     const tool = await grantedTool(name, origin?.petName);
-    const grant = tool === undefined ? undefined : await grants.find(tool, turn.correspondent);
-    if (grant !== undefined) {
-      audit(ask, 'approved', `standing grant #${grant.number}`, started);
-      return RUN;
-    }
-    return askHost(ask, tool, { petName: origin?.petName, ownName: origin?.ownName });
+    // Approved before a restart, and maybe run: no grant covers it again (approved-calls.ts).
+    const again = approvedCalls?.mayHaveRun(turn.messageKey, name, ask.args) ?? false;
+    const grant = tool === undefined || again ? undefined : await grants.find(tool, turn.correspondent);
+    const outcome = grant === undefined ? await askHost(ask, tool, { petName: origin?.petName, ownName: origin?.ownName }, again) : RUN;
+    if (grant !== undefined) audit(ask, 'approved', `standing grant #${grant.number}`, started);
+    if (outcome.run) await approvedCalls?.willRun(turn.messageKey, name, ask.args);
+    return outcome;
   };
 
   return harden({
     gate,
+    /** The turn of message `messageKey` is stored: its approved calls will not be made again. */
+    settled: (messageKey: string) => approvedCalls?.settled(messageKey) ?? Promise.resolve(),
     /** For status(): the policy, where it comes from, the grants, and the calls waiting now. */
     status: () =>
       harden({

@@ -20,6 +20,7 @@ import { makeApprovals, type Approvals } from './approvals.js';
 import { makeHostWait } from './approval-wait.js';
 import { makeGiveGate, type GiveGateOptions } from './approval-gives.js';
 import { makeGivenBy } from './given-by.js';
+import { makeApprovedCalls } from './approved-calls.js';
 import { bestEffort } from '../best-effort.js';
 
 export const makeFaeApprovals = ({
@@ -29,7 +30,9 @@ export const makeFaeApprovals = ({
   redact,
   ownNames,
   tellHost,
+  trusts,
 }: {
+  readonly trusts: (path: readonly string[]) => boolean;
   readonly config: FaeConfig;
   readonly powers: Ref<GuestPowers>;
   readonly logger: Logger;
@@ -41,6 +44,7 @@ export const makeFaeApprovals = ({
   // Read again whenever the host changes it: no call per turn.
   followOwnValue(powers, POLICY_NAME, ownNames, policy.useValue);
   const grants = makeApprovalGrants({ powers, logger });
+  const approvedCalls = makeApprovedCalls({ powers, logger });
   let channel: ApprovalChannel | undefined;
   let gate: Approvals | undefined;
   return harden({
@@ -61,7 +65,7 @@ export const makeFaeApprovals = ({
       channel = makeApprovalChannel({ daemon, powers, forms, logger, tellHost, dismiss });
       const hostWait = makeHostWait({ channel, timeoutMs: config.approvalTimeoutMs });
       gate = makeApprovals({
-        ...{ powers, policy, grants, channel, hostWait, logger, redact, tellHost },
+        ...{ powers, policy, grants, channel, hostWait, logger, redact, tellHost, trusts, approvedCalls },
         // evaluate: the host reviews every call; on February the daemon asks it.
         reviewed: harden({ is: reviewed, byDaemon: daemon.reviewsEvaluation }),
       });
@@ -70,7 +74,10 @@ export const makeFaeApprovals = ({
         gate: makeGiveGate({ grants, hostWait, channel, givenBy, logger, tellHost, nameRecipient }),
         note: givenBy.note,
       });
-      await bestEffort(logger, 'approval-grants', () => grants.start(), undefined);
+      await Promise.all([
+        bestEffort(logger, 'approval-grants', () => grants.start(), undefined),
+        bestEffort(logger, 'approved-calls', () => approvedCalls.start(), undefined),
+      ]);
       return harden({ channel, approvals: gate, gives });
     },
     /** The kinds of form whose late answers fae takes: an approval form's. */

@@ -8,6 +8,8 @@ import { BUDGET_NAME } from '../limits/budget.js';
 import { SETTINGS_NAME } from '../host/llm-settings.js';
 import { POLICY_NAME } from './approval-policy.js';
 import { GRANTS_NAME } from './approval-grants.js';
+import { MODEL_NAMES_NAME } from './model-names.js';
+import { APPROVED_CALLS_NAME } from './approved-calls.js';
 
 export const SEALED_NAMES: readonly SealedDirectory[] = harden([
   { name: CONVERSATIONS_DIRECTORY, holds: "fae's private memory of its conversations" },
@@ -16,4 +18,6 @@ export const SEALED_NAMES: readonly SealedDirectory[] = harden([
   { name: SETTINGS_NAME, holds: "fae's language model settings" },
   { name: POLICY_NAME, holds: "the host's policy of what needs its approval" },
   { name: GRANTS_NAME, holds: "the host's standing approvals" },
+  { name: MODEL_NAMES_NAME, holds: "fae's record of the names its model made" },
+  { name: APPROVED_CALLS_NAME, holds: "fae's record of the calls the host approved" },
 ]);

@@ -103,6 +103,25 @@ export const makeSenderNames = (read: SenderNames, ownNames: OwnNamesWatch): Sen
 };
 harden(makeSenderNames);
 
+/** Words that name fae's host (or fae itself) to a reader: never a name for anyone else. */
+const RESERVED = /^@?(host|self|agent|mail|nets|me)$/i;
+
+/**
+ * The names of a sender the host and the model may be told: not one the
+ * model wrote (model-names.ts), and, but for the host itself, none that
+ * reads as the host's or fae's own ("host", "HOST", "@self").
+ */
+export const trustedSenderNames =
+  (
+    read: SenderNames,
+    { trusts, isHost }: { readonly trusts: (path: readonly string[]) => boolean; readonly isHost: (from: string) => Promise<boolean> },
+  ): SenderNames =>
+  async from => {
+    const [names, host] = await Promise.all([read(from), isHost(from)]);
+    return harden(names.filter(name => trusts([name]) && (host || !RESERVED.test(name))));
+  };
+harden(trustedSenderNames);
+
 /** What a sender is called when fae has no name for it, or could not read its names. */
 const UNNAMED_SENDER = 'an unnamed sender';
 const UNKNOWN_SENDER = 'an unknown sender';

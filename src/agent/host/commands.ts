@@ -111,7 +111,13 @@ const oneLine = (description: string) => {
   return line.length <= 100 ? line : `${line.slice(0, 99)}…`;
 };
 
-const toolsText = ({ schemas, origins }: DiscoveredTools) => {
+/**
+ * The tools on offer. The host reads each tool's pet name and the first
+ * line of its description; anyone else only the names, since a
+ * description may say where a tool works (the filesystem tools' root) or
+ * whom it reaches, which is the host's setup, not theirs to read.
+ */
+const toolsText = ({ schemas, origins }: DiscoveredTools, fromHost: boolean) => {
   const builtIns = schemas.map(schema => schema.function.name).filter(name => !origins.has(name));
   const grouped = new Set(BUILT_IN_GROUPS.flatMap(({ names }) => names));
   const labelled = BUILT_IN_GROUPS.map(({ label, names }) => [label, names] as const);
@@ -121,12 +127,14 @@ const toolsText = ({ schemas, origins }: DiscoveredTools) => {
     .map(([label, names]) => `- ${label}: ${names.join(', ')}`);
   const adopted = schemas
     .filter(schema => origins.has(schema.function.name))
-    .map(({ function: { name, description } }) => `- ${name} (tools/${origins.get(name)?.petName}) — ${oneLine(description)}`);
+    .map(({ function: { name, description } }) =>
+      fromHost ? `- ${name} (tools/${origins.get(name)?.petName}) — ${oneLine(description)}` : `- ${name}`,
+    );
   return [
     'Built in:',
     ...groups,
     '',
-    'Under tools/:',
+    fromHost ? 'Under tools/:' : 'Tools I was given:',
     ...(adopted.length > 0 ? adopted : ['- none yet: mail me a tool as @name and I can adopt it']),
   ].join('\n');
 };
@@ -181,7 +189,7 @@ export const answerCommand = async (command: Command, context: CommandContext): 
     case 'help':
       return helpText(context.fromHost);
     case 'tools':
-      return toolsText(context.tools);
+      return toolsText(context.tools, context.fromHost);
     case 'status':
       return context.fromHost ? statusText(context.status()) : '/status is for my host. /help lists what I answer myself.';
     case 'approvals':

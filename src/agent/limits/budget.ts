@@ -7,7 +7,12 @@
 // directory, which the host may change while fae runs (a number of
 // tokens, or { tokens, host }). The host is exempt unless FAE_BUDGET_HOST=1
 // (or host: true). A correspondent past its budget gets one notice a day
-// and no model call; the host is told once a day who reached it. The
+// and no model call; the host is told once a day who reached it.
+// It holds at every model call, not only as a turn starts: each call
+// reserves what its request is estimated to cost before it goes out, and
+// settles with what it cost once answered, so that the concurrent turns of
+// one correspondent, and the calls of one long turn, stop at the budget
+// (a correspondent overspends by one call at most). The
 // value is read when it changes (fae follows its own names), not per
 // turn, and the built-ins cannot see it (sealed like the conversations).
 import type { GuestPowers, Ref } from '../../daemon/endo-types.js';
@@ -15,6 +20,7 @@ import type { Logger } from '../../logging/log.js';
 import type { OwnNamesWatch } from '../../daemon/own-names.js';
 import { followOwnValue } from '../../daemon/own-value.js';
 import { correspondentKeyOf } from '../../usage/usage-ledger.js';
+import { REPORTED_ALREADY, inBackground } from '../../background.js';
 
 export const BUDGET_NAME = 'budget';
 /** Correspondents whose spending today fae keeps, at most (the oldest day goes first). */
@@ -56,6 +62,31 @@ const makeDayOf = () => {
   };
 };
 
+/** What a correspondent spent on a day, and what its calls under way may still cost. */
+interface Entry {
+  readonly day: string;
+  tokens: number;
+  reserved: number;
+  noticed: boolean;
+}
+
+/** A model call's claim on its correspondent's budget, until it says what it cost. */
+export interface BudgetClaim {
+  /** Counts what the call cost (input and output tokens) in place of what it reserved; once. */
+  readonly settle: (tokens: number) => void;
+}
+
+const FREE: BudgetClaim = harden({ settle: () => {} });
+
+/** The error a model call past its correspondent's budget fails with; the turn then ends with BUDGET_NOTICE. */
+export class BudgetReached extends Error {
+  constructor() {
+    super("the correspondent has used today's budget of model tokens");
+    this.name = 'BudgetReached';
+  }
+}
+harden(BudgetReached);
+
 export const makeBudget = ({ settings, logger, tellHost, now = Date.now }: BudgetOptions) => {
   const dayOf = makeDayOf();
   /**
@@ -63,7 +94,7 @@ export const makeBudget = ({ settings, logger, tellHost, now = Date.now }: Budge
    * past its budget; under the short key usage keeps it by, not its id of
    * some 200 characters, kept for every correspondent of the day.
    */
-  const spent = new Map<string, { day: string; tokens: number; noticed: boolean }>();
+  const spent = new Map<string, Entry>();
   let current: BudgetSettings = settings;
   /** Who reached the budget since the host was last told, and when that was. */
   const reached = new Set<string>();
@@ -74,11 +105,22 @@ export const makeBudget = ({ settings, logger, tellHost, now = Date.now }: Budge
     const key = correspondentKeyOf(correspondent);
     const known = spent.get(key);
     if (known?.day === day) return known;
-    const fresh = { day, tokens: 0, noticed: false };
+    const fresh: Entry = { day, tokens: 0, reserved: 0, noticed: false };
     spent.delete(key);
     spent.set(key, fresh);
     if (spent.size > BUDGET_ENTRIES) spent.delete(spent.keys().next().value as string);
     return fresh;
+  };
+
+  /** 'notice' the first time a correspondent is found past its budget today ('quiet' after), and the host hears of it. */
+  const noticeOnce = (entry: Entry, name: string): 'notice' | 'quiet' => {
+    if (entry.noticed) return 'quiet';
+    entry.noticed = true;
+    reached.add(name);
+    logger.event('budget-reached', { tokens: current.tokens });
+    // It catches what the host's mail refuses, and logs it.
+    inBackground(tellHostOnceADay(), REPORTED_ALREADY);
+    return 'notice';
   };
 
   const tellHostOnceADay = async () => {
@@ -119,17 +161,31 @@ export const makeBudget = ({ settings, logger, tellHost, now = Date.now }: Budge
       const { tokens, host } = current;
       if (tokens === undefined || (fromHost && !host)) return 'ok';
       const entry = entryOf(correspondent);
-      if (entry.tokens < tokens) return 'ok';
-      if (entry.noticed) return 'quiet';
-      entry.noticed = true;
-      reached.add(name);
-      logger.event('budget-reached', { tokens });
-      void tellHostOnceADay();
-      return 'notice';
+      if (entry.tokens + entry.reserved < tokens) return 'ok';
+      return noticeOnce(entry, name);
     },
-    /** Counts what a turn of `correspondent` used. */
-    spend: (correspondent: string, tokens: number) => {
-      entryOf(correspondent).tokens += tokens;
+    /**
+     * A model call's claim of `estimate` tokens for `correspondent`, or
+     * undefined when its budget is spent (or claimed by its calls under way).
+     */
+    claim: (correspondent: string, name: string, fromHost: boolean, estimate: number): BudgetClaim | undefined => {
+      const { tokens, host } = current;
+      if (tokens === undefined || (fromHost && !host)) return FREE;
+      const entry = entryOf(correspondent);
+      if (entry.tokens + entry.reserved >= tokens) {
+        noticeOnce(entry, name);
+        return undefined;
+      }
+      entry.reserved += estimate;
+      let settled = false;
+      return harden({
+        settle: (used: number) => {
+          if (settled) return;
+          settled = true;
+          entry.reserved -= estimate;
+          entry.tokens += used;
+        },
+      });
     },
   });
 };

@@ -10,11 +10,9 @@
 // (the inbox schedules them), so everything a turn knows lives in its own
 // TurnState.
 import type { InboxMessage } from '../../daemon/adapter.js';
-import type { MessageRecord } from '../../daemon/endo-types.js';
 import type { OpenTurn } from '../../conversations/conversations.js';
 import { correspondentPrefix } from '../../conversations/threads.js';
-import type { Give, TurnPrincipal, TurnScope } from '../../toolbox/built-ins/turn-scope.js';
-import type { ApprovalTurn } from '../authority/approvals.js';
+import type { TurnScope } from '../../toolbox/built-ins/turn-scope.js';
 import type { DiscoveredTools } from '../../toolbox/discovered-tools.js';
 import { formatIncomingMessage } from '../../daemon/message-format.js';
 import { troubleOf } from '../../../providers/errors.js';
@@ -25,7 +23,8 @@ import { noUsage, runTurn, type TurnOutcome, type TurnUsage } from './turn.js';
 import type { TurnState } from './turn-states.js';
 import { subjectOf, turnFailedNotice, type Subject } from './closing-notices.js';
 import { answerCommand, commandArgument, commandOf, type Command } from '../host/commands.js';
-import { BUDGET_NOTICE } from '../limits/budget.js';
+import { BUDGET_NOTICE, BudgetReached } from '../limits/budget.js';
+import { approverOf, budgeted, principalOf, waitingOf, type TurnWaiting } from './turn-authority.js';
 import { paceNotice } from '../limits/pace.js';
 import { petNameIn } from '../authority/sender-names.js';
 import type { MessageTurnOptions } from './message-turn-options.js';
@@ -80,38 +79,6 @@ const forgetting = ({ conversations, redact, editable }: MessageTurnOptions, sta
 };
 
 /**
- * The authority the turn acts with (turn-scope.ts): its correspondent's
- * mail (the host's: all of it), and a hand-over only through the give
- * gate, which may wait for the host like a tool call's approval.
- */
-const principalOf = (options: MessageTurnOptions, state: TurnState, waiting: TurnWaiting, fromHost: boolean): TurnPrincipal => {
-  const { gives, isOwn, correspondentOf } = options;
-  let signal: AbortSignal | undefined;
-  /** The turn's cancellation as a signal, made on the first hand-over that asks. */
-  const signalOf = () => {
-    if (signal === undefined) {
-      const controller = new AbortController();
-      void waiting.cancelled.promise.then(reason => controller.abort(reason));
-      signal = controller.signal;
-    }
-    return signal;
-  };
-  return Object.freeze({
-    // Mail from the turn's correspondent, and fae's own mail to them; all of it for the host.
-    ownsMessage: (message: MessageRecord) =>
-      fromHost ||
-      (isOwn(message) ? correspondentOf({ ...message, from: message.to }) : correspondentOf(message)) === state.correspondent,
-    mayGive: async (give: Give) => {
-      if (gives === undefined) {
-        if (give.to.isHost) return;
-        throw Error('handing a capability over needs the host\'s approval, which cannot be asked here');
-      }
-      await gives.gate({ give, turn: waiting.turn, signal: signalOf(), onWait: waiting.onWait, park: waiting.park });
-    },
-  });
-};
-
-/**
  * What the turn tells the built-ins it calls: its message, whose authority
  * it acts with, its correspondent to forget. Frozen, not hardened: it goes
  * to fae's own built-ins only (executeTool), and hardening would walk its
@@ -131,9 +98,8 @@ const countTokens = ({ tally }: MessageTurnOptions, spent: TurnUsage) => {
   tally.outputTokens += spent.outputTokens;
 };
 
-/** What a turn's model calls spent, counted against its correspondent's budget and in its usage; the totals. */
-const charge = ({ usage, budget }: MessageTurnOptions, spent: TurnUsage, state: TurnState, sender: string) => {
-  budget.spend(state.correspondent, spent.inputTokens + spent.outputTokens);
+/** What a turn's model calls spent, counted in its correspondent's usage (the budget counts each call as it settles); the totals. */
+const charge = ({ usage }: MessageTurnOptions, spent: TurnUsage, state: TurnState, sender: string) => {
   // Stored once the turn has answered (turn-closing.ts): the answer waits for nothing.
   return usage.turn(state.correspondent, petNameIn(sender), spent);
 };
@@ -142,59 +108,6 @@ const charge = ({ usage, budget }: MessageTurnOptions, spent: TurnUsage, state: 
 const spend = (options: MessageTurnOptions, spent: TurnUsage, state: TurnState, sender: string) => {
   countTokens(options, spent);
   charge(options, spent, state, sender);
-};
-
-/** How a turn waits for its host (a tool call's approval, a hand-over): who it is, who is told, whose place is freed. */
-interface TurnWaiting {
-  readonly turn: ApprovalTurn;
-  readonly onWait: (what: string) => void;
-  readonly park: () => () => void;
-  /** Whether the turn waits for its host now. */
-  readonly waitingForHost: () => boolean;
-  readonly cancelled: TurnParts['stop']['cancelled'];
-}
-
-/**
- * How the turn waits for its host. Its sender is told once that the turn
- * waits (the host, who gets the request itself, only where its progress
- * reply shows it anyway).
- */
-const waitingOf = (
-  { events }: MessageTurnOptions,
-  state: TurnState,
-  { sender, progress, park, stop }: Pick<TurnParts, 'sender' | 'progress' | 'park' | 'stop'>,
-  fromHost: boolean,
-): TurnWaiting => {
-  let told = false;
-  const onWait = (what: string) => {
-    const now = !told && !fromHost;
-    told = true;
-    const whose = fromHost ? 'your' : "my host's";
-    progress.awaiting(`Working on it… waiting for ${whose} approval to ${what.startsWith('give ') ? what : `run ${what}`}.`, { now });
-    events.emit({ type: 'progress', message: state.number, text: `waiting for the host's approval to ${what.startsWith('give ') ? what : `run ${what}`}` });
-  };
-  const turn = harden({ message: state.number, correspondent: state.correspondent, sender, fromHost });
-  // A wait for the host parks the turn (inbox.ts); while it is parked, the time of its built-in calls stands still.
-  let parked = 0;
-  const parkWhileWaiting = () => {
-    parked += 1;
-    const unpark = park();
-    let back = false;
-    return () => {
-      if (back) return;
-      back = true;
-      parked -= 1;
-      unpark();
-    };
-  };
-  return Object.freeze({ turn, onWait, park: parkWhileWaiting, waitingForHost: () => parked > 0, cancelled: stop.cancelled });
-};
-
-/** The turn's gate before each tool call: the host's approval where it is needed. */
-const approverOf = ({ approvals }: MessageTurnOptions, { turn, onWait, park }: TurnWaiting) => {
-  if (approvals === undefined) return undefined;
-  return (name: string, args: Readonly<Record<string, unknown>>, tools: DiscoveredTools, signal: AbortSignal) =>
-    approvals.gate({ name, args, tools, turn, signal, onWait, park });
 };
 
 /**
@@ -263,6 +176,13 @@ const failedClosing = (
   logger.warn('turn-failed', { message: subject.number, error: reason });
   tally.handledMessages += 1;
   return { notices: [turnFailedNotice(troubleOf(error), hostWords(reason), subject)], noted: true };
+};
+
+/** A turn whose model calls reached its correspondent's budget: it ends with the budget's notice. */
+const budgetClosing = ({ tally, logger }: MessageTurnOptions, subject: Subject): Closing => {
+  logger.event('turn-over-budget', { message: subject.number });
+  tally.handledMessages += 1;
+  return { answer: BUDGET_NOTICE, noted: true };
 };
 
 /**
@@ -358,8 +278,31 @@ const makeCallIds = () => {
   };
 };
 
+/**
+ * A turn that failed outside the loop's own failure boundary (naming its
+ * sender, its progress reply, its closing: the answer, the store, the
+ * dismissal) fails alone: the sender hears of it unless its answer is
+ * out, the host gets the detail (once per kind per ten minutes), and fae
+ * serves the rest of its mail. The message stays in the inbox.
+ */
+const brokenTurn = async (options: MessageTurnOptions, message: InboxMessage, state: TurnState, error: unknown): Promise<TurnEnd> => {
+  const { logger, redact, reports, deliver } = options;
+  const reason = redact(error instanceof Error ? error.message : String(error));
+  logger.warn('turn-broke', { message: message.number, error: reason });
+  const fromHost = options.isFromHost(message);
+  const notice = turnFailedNotice('failed', reason, subjectOf(message, fromHost ? 'you' : 'a correspondent', fromHost, redact));
+  const told = state.answered
+    ? Promise.resolve(true)
+    : deliver(message, fromHost ? notice.detailed : notice.plain).catch(() => false);
+  await Promise.all([told, fromHost ? undefined : reports.report(notice)]);
+  return 'answered';
+};
+
+/** A message as it stays known across restarts: its id, else its number. */
+const keyOf = (message: InboxMessage) => message.messageId ?? `#${message.number}`;
+
 export const makeMessageTurns = (options: MessageTurnOptions) => {
-  const { config, logger, provider, states, events } = options;
+  const { config, logger, states, events } = options;
   const { closingOf, close } = makeTurnClosing(options);
   const makeCallId = makeCallIds();
 
@@ -375,11 +318,11 @@ export const makeMessageTurns = (options: MessageTurnOptions) => {
     subject: Subject,
   ): Promise<Closing | TurnEnd> => {
     const spent = noUsage();
-    const waiting = waitingOf(options, state, { sender, progress, park, stop }, subject.fromHost);
+    const waiting = waitingOf(options, state, { sender, messageKey: keyOf(message), progress, park, cancelled: stop.cancelled }, subject.fromHost);
     const outcome = await runTurn(turn.messages, tools, {
       usage: spent,
       approve: approverOf(options, waiting),
-      provider,
+      provider: budgeted(options, state, sender, subject.fromHost),
       discover: options.offered,
       limits: config,
       cancelled: stop.cancelled,
@@ -451,9 +394,12 @@ export const makeMessageTurns = (options: MessageTurnOptions) => {
         closing = await commandClosing(options, command, { message, state, subject, tools });
       }
     } catch (error) {
-      closing = failedClosing(options, error, subject);
+      closing = error instanceof BudgetReached ? budgetClosing(options, subject) : failedClosing(options, error, subject);
     }
-    return close(message, { state, turn, progress, earlier, subject, onAnswered: answered }, closing);
+    const end = await close(message, { state, turn, progress, earlier, subject, onAnswered: answered }, closing);
+    // Stored: the calls its host approved will not be made again after a restart (approved-calls.ts).
+    await options.approvals?.settled(keyOf(message));
+    return end;
   };
 
   /** Runs the turn of `message`; how it ended, for the inbox. */
@@ -463,6 +409,8 @@ export const makeMessageTurns = (options: MessageTurnOptions) => {
     const stop = turnCancellation(options.cancelled, signals, () => state.answered);
     try {
       return await handleTurn(message, state, stop, signals);
+    } catch (error) {
+      return brokenTurn(options, message, state, error);
     } finally {
       stop.end();
       states.close(state);

@@ -17,7 +17,7 @@ import { makeDirectoryTools } from './built-in-directory-tools.js';
 import { withNameChangeNotice } from './name-change-notice.js';
 import { makeMailTools } from './built-in-mail-tools.js';
 import { makeInspectionTools } from './built-in-inspection-tools.js';
-import { makeSealedPowers, type HiddenMail, type SealedDirectory, type ToolPowers } from './sealed-powers.js';
+import { makeSealedPowers, type HiddenMail, type NameNotes, type SealedDirectory, type ToolPowers } from './sealed-powers.js';
 import type { PowersIn } from './built-in-tool.js';
 import type { TurnScope } from './turn-scope.js';
 import { makeTurnTools, type TurnToolHooks } from './built-in-turn-tools.js';
@@ -43,6 +43,10 @@ export interface BuiltInToolHooks extends FirstToolHooks {
   readonly sealed?: readonly SealedDirectory[];
   /** Messages and values no built-in may see (the host's answers to fae's forms). */
   readonly hidden?: HiddenMail;
+  /** Where the names the model binds and unbinds are noted (sealed-powers.ts). */
+  readonly names?: NameNotes;
+  /** How a message's sender is named to the model (listMessages): by names the model did not write. */
+  readonly nameSender?: (from: string) => Promise<string>;
   /** Where the outcome of a request the model sent is reported. */
   readonly logger?: Logger;
   /** Upper bound of a capability's answer to inspect, in ms. */
@@ -117,6 +121,8 @@ export const makeBuiltInTools = (
     probeTimeoutMs,
     sealed = [],
     hidden,
+    names,
+    nameSender,
   }: BuiltInToolHooks = {},
 ): BuiltIns => {
   let daemonP: Promise<DaemonAdapter> | undefined;
@@ -132,7 +138,7 @@ export const makeBuiltInTools = (
   const powersIn: PowersIn = scope => {
     let view = views.get(scope);
     if (view === undefined) {
-      view = makeSealedPowers(guestPowers, { sealed, hidden, daemon: provideDaemon, principal: scope.principal });
+      view = makeSealedPowers(guestPowers, { sealed, hidden, names, daemon: provideDaemon, principal: scope.principal });
       views.set(scope, view);
     }
     return view;
@@ -154,7 +160,7 @@ export const makeBuiltInTools = (
     ...makeInspectionTools(powersIn, { timeoutMs: probeTimeoutMs }),
     ...(evaluates ? [makeEvaluateTool(powersIn)] : []),
   ];
-  const turnTools = makeTurnTools(powersIn, provideDaemon, { onSend, forgets });
+  const turnTools = makeTurnTools(powersIn, provideDaemon, { onSend, forgets, nameSender });
   const notifying = (entries: Iterable<readonly [string, FaeTool]>) =>
     new Map([...entries].map(([name, tool]) => [name, withNameChangeNotice(name, tool, onNameChanged)] as const));
   const offered = notifying(inOfferedOrder(all, turnTools));

@@ -29,6 +29,8 @@ export interface TurnToolHooks {
   readonly onSend?: (recipient: readonly string[], forMessage: bigint | undefined) => void;
   /** Offer forgetConversation (each turn's scope says whose conversation). */
   readonly forgets?: boolean;
+  /** How listMessages names a sender (fae's own naming, by names the model did not write). */
+  readonly nameSender?: (from: string) => Promise<string>;
 }
 
 const SEND = builtInSchema(
@@ -83,7 +85,7 @@ const summarize = (message: MessageRecord, sender: string) =>
 export const makeTurnTools = (
   powersIn: PowersIn,
   provideDaemon: () => Promise<DaemonAdapter>,
-  { onSend, forgets = false }: TurnToolHooks,
+  { onSend, forgets = false, nameSender }: TurnToolHooks,
 ) => {
   const send = async (scope: TurnScope, args: Args) => {
     const asked = readNamePath(args, 'recipient');
@@ -99,16 +101,13 @@ export const makeTurnTools = (
   const listMessages = async (scope: TurnScope) => {
     // Only the turn's principal's: the view lists no one else's (sealed-powers.ts).
     const [messages, daemon] = await Promise.all([E(powersIn(scope)).listMessages(), provideDaemon()]);
+    // fae's own naming when it has one (names the model did not write); else the first name fae's directory holds.
+    const name =
+      nameSender ??
+      ((from: string) => daemon.senderNames(from).then(found => found[0] ?? 'an unnamed sender'));
     // One name look-up per distinct sender, all at once.
     const senders = [...new Set(messages.map(m => m.from))];
-    const names = await Promise.all(
-      senders.map(id =>
-        daemon.senderNames(id).then(
-          found => found[0] ?? 'an unnamed sender',
-          () => 'an unnamed sender',
-        ),
-      ),
-    );
+    const names = await Promise.all(senders.map(from => name(from).catch(() => 'an unnamed sender')));
     const nameOf = new Map(senders.map((id, i) => [id, names[i]]));
     return messages.map(m => summarize(m, nameOf.get(m.from) ?? 'an unnamed sender'));
   };

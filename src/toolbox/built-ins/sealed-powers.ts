@@ -64,6 +64,20 @@ export interface SealedPowersOptions {
   readonly daemon: () => Promise<Pick<DaemonAdapter, 'names' | 'path' | 'evaluate' | 'dialect'>>;
   /** Whose authority the view acts with. */
   readonly principal: TurnPrincipal;
+  /**
+   * Told of every name of fae's own directory the view binds, before it
+   * does (a rejection stops the bind), and unbinds, after: the names the
+   * model wrote, which say nothing of who anyone is (model-names.ts).
+   */
+  readonly names?: NameNotes;
+}
+
+/** Where the names the model binds and unbinds are noted. */
+export interface NameNotes {
+  readonly willBind: (path: readonly string[]) => Promise<void>;
+  readonly unbound: (path: readonly string[]) => Promise<void>;
+  /** Whether a name of fae's own was made by the model (false when that cannot be told). */
+  readonly madeByModel: (path: readonly string[]) => boolean;
 }
 
 /** The methods of T as E() sees them: each answers with a promise. */
@@ -83,7 +97,7 @@ const itemsOf = (found: CheckedPaths, given: readonly NamedPath[]): GivenItem[] 
 
 export const makeSealedPowers = (
   guestPowers: Ref<GuestPowers>,
-  { sealed, hidden, daemon, principal }: SealedPowersOptions,
+  { sealed, hidden, daemon, principal, names }: SealedPowersOptions,
 ): ToolPowers => {
   // The daemon's guest powers have these methods on every generation.
   const powers = guestPowers as Ref<DaemonGuestPowers>;
@@ -134,6 +148,33 @@ export const makeSealedPowers = (
     return { paths, found };
   };
 
+  /**
+   * Refuses, outside the host's turns, to change a name the host made (one
+   * bound, and not by the model): a correspondent's turn may add names and
+   * change the model's own, never the host's (its tools, its names for
+   * correspondents).
+   */
+  const assertMayChange = (found: CheckedPaths, paths: readonly NamedPath[]) => {
+    if (principal.isHost || names === undefined) return;
+    for (const { shown, path } of paths) {
+      const own = found.ownPathOf(path);
+      if (own !== undefined && found.idOf(path) !== undefined && !names.madeByModel(own)) {
+        throw Error(`${q(joined(shown))} is a name your host made; only your host can change or remove it. Choose another name`);
+      }
+    }
+  };
+  /** Notes each name of fae's own that is about to be bound (after assertMayChange). */
+  const binding = async (found: CheckedPaths, ...paths: NamedPath[]) => {
+    assertMayChange(found, paths);
+    const own = paths.map(({ path }) => found.ownPathOf(path)).filter(path => path !== undefined);
+    await Promise.all(own.map(path => names?.willBind(path)));
+  };
+  /** Notes each name of fae's own that was unbound. */
+  const unbinding = async (found: CheckedPaths, ...paths: NamedPath[]) => {
+    const own = paths.map(({ path }) => found.ownPathOf(path)).filter(path => path !== undefined);
+    await Promise.all(own.map(path => names?.unbound(path)));
+  };
+
   /** Lets the capabilities at `given` go to `to`, if the principal may; nothing to ask when none go. */
   const letGo = async (how: Give['how'], found: CheckedPaths, given: readonly NamedPath[], to: Recipient) => {
     if (given.length === 0) return;
@@ -155,7 +196,10 @@ export const makeSealedPowers = (
       const parent = target.path.slice(0, -1);
       await letGo(verb, found, [source], harden({ kind: 'directory', id: found.idOf(parent), shown: `${joined(target.shown.slice(0, -1))}/`, isHost: false }));
     }
-    return E(powers)[verb](harden([...source.path]), harden([...target.path]));
+    if (verb === 'move') assertMayChange(found, [source]);
+    await binding(found, target);
+    await E(powers)[verb](harden([...source.path]), harden([...target.path]));
+    if (verb === 'move') await unbinding(found, source);
   };
 
   const methods: Eventual<ToolPowers> = {
@@ -202,20 +246,25 @@ export const makeSealedPowers = (
     },
     // Written.
     storeValue: async (value, nameOrPath) => {
-      const { paths: [asked] } = await resolveAll([[nameOrPath, 'write']]);
+      const { paths: [asked], found } = await resolveAll([[nameOrPath, 'write']]);
+      await binding(found, asked);
       return E(powers).storeValue(value, asNameOrPath(asked.path));
     },
     makeDirectory: async nameOrPath => {
-      const { paths: [asked] } = await resolveAll([[nameOrPath, 'write']]);
+      const { paths: [asked], found } = await resolveAll([[nameOrPath, 'write']]);
+      await binding(found, asked);
       return E(powers).makeDirectory(asNameOrPath(asked.path));
     },
     remove: async (...path) => {
-      const { paths: [asked] } = await resolveAll([[path, 'write']]);
-      return E(powers).remove(...asked.path);
+      const { paths: [asked], found } = await resolveAll([[path, 'write']]);
+      assertMayChange(found, [asked]);
+      await E(powers).remove(...asked.path);
+      await unbinding(found, asked);
     },
     adopt: async (number, edgeName, nameOrPath) => {
       const inbox = inboxOnce();
-      const [, { paths: [asked] }] = await Promise.all([ownMessage(inbox, number), resolveAll([[nameOrPath, 'write']], inbox)]);
+      const [, { paths: [asked], found }] = await Promise.all([ownMessage(inbox, number), resolveAll([[nameOrPath, 'write']], inbox)]);
+      await binding(found, asked);
       return E(powers).adopt(number, edgeName, asNameOrPath(asked.path));
     },
     // Given, or given and written.
@@ -229,7 +278,8 @@ export const makeSealedPowers = (
     },
     request: async (recipient, description, ...responseName) => {
       const answer = responseName.filter(name => name !== undefined).map(name => [name, 'write'] as const);
-      const { paths: [to, ...kept] } = await resolveAll([[recipient, 'read'], ...answer]);
+      const { paths: [to, ...kept], found } = await resolveAll([[recipient, 'read'], ...answer]);
+      await binding(found, ...kept);
       return E(powers).request(asNameOrPath(to.path), description, ...kept.map(({ path }) => asNameOrPath(path)));
     },
     send: async (recipient, strings, edgeNames, petNames, ...replyTo) => {

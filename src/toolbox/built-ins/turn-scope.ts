@@ -39,6 +39,11 @@ export interface Give {
 /** The authority a turn acts with: its correspondent's, never fae's whole. */
 export interface TurnPrincipal {
   /**
+   * The principal is fae's host, whose authority is fae's whole: its turns
+   * may change the names the host made. No other turn may.
+   */
+  readonly isHost: boolean;
+  /**
    * Whether the turn may see and act on an inbox message: its
    * correspondent's, and fae's own to them (the host's turns: all mail but
    * fae's own business with its host). Any other is "no such message".
@@ -70,6 +75,7 @@ export interface TurnScope {
  */
 export const OUTSIDE_TURNS: TurnScope = harden({
   principal: {
+    isHost: false,
     ownsMessage: () => false,
     mayGive: async () => {
       throw Error('nothing may be handed out outside a turn');
