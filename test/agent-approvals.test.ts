@@ -296,3 +296,41 @@ test('an edit is shown to the host as a unified diff, and the shipped filesystem
   await answerApproval(world.host, request, 'deny', 'not that file');
   t.regex(await world.nextText(), /^tool said: The host denied this: not that file\./);
 });
+
+test('approved means once: a call approved and maybe run before a crash is asked for again, saying so', async t => {
+  const runs: string[] = [];
+  // The model calls touch, then hangs: fae is restarted before the turn is stored.
+  const llm = makeScriptedProvider([{ toolCalls: [{ name: 'touch', arguments: { what: 'x' } }] }, { hang: true }]);
+  const world = await startFaeInDaemon({
+    provider: llm.provider,
+    introducedNames: { touch: 'touch' },
+    prepare: async (_host, daemon) => {
+      await makeToolCaplet(daemon, 'touch', () => makeRecordingTool(runs));
+    },
+  });
+  t.teardown(() => world.daemon.stop());
+  await world.nextFromFae(WAIT_MS);
+  const nextRequest = async () => {
+    for (;;) {
+      const message = await world.nextFromFae(WAIT_MS);
+      if (isApprovalRequest(message)) return message;
+    }
+  };
+  await E(world.host).send('fae', ['Please touch x'], [], []);
+  const first = await nextRequest();
+  t.false(String(first.description).includes('may have run'));
+  await answerApproval(world.host, first, 'always');
+  await until(async () => runs.length === 1);
+  await llm.whenCalled(2);
+  // A crash between the call and the turn's store: the message is replayed.
+  llm.push(callThenSay(), callThenSay());
+  await world.daemon.restart();
+  await E(await E(world.host).lookup('controller-for-fae')).whenStarted();
+  // Not even the standing grant just given covers it: the host is asked again, and told.
+  const again = await nextRequest();
+  t.regex(String(again.description), /This very call was approved before I was restarted, and it may have run already\./);
+  t.deepEqual(runs, ['x'], 'nothing ran again before the host answered');
+  await answerApproval(world.host, again, 'deny', 'it ran already');
+  t.true(await until(async () => (await E(world.host).listMessages()).some((m: MessageRecord) => messageText(m).startsWith('tool said: The host denied this'))));
+  t.deepEqual(runs, ['x']);
+});

@@ -8,7 +8,8 @@ import { startFaeInDaemon, type Far } from './support/fae-harness.js';
 import { lastUserWords, makeScriptedProvider, type RecordedRequest } from './support/scripted-provider.js';
 import { fromSelf, messageText, nextMessage } from './support/daemon.js';
 import { waitForLog } from './support/registry-tools.js';
-import { BUDGET_NOTICE } from '../src/agent/limits/budget.js';
+import { BUDGET_NOTICE, makeBudget } from '../src/agent/limits/budget.js';
+import { makeLogger } from '../src/logging/log.js';
 
 const WAIT_MS = 30_000;
 
@@ -62,4 +63,38 @@ test('past its budget a correspondent gets one notice and no model call; the hos
   // The host was told once.
   const reports = ((await E(started.host).listMessages()) as never[]).filter(m => messageText(m).startsWith("Today's budget"));
   t.is(reports.length, 1);
+});
+
+test('the budget holds at every model call: a long turn stops at it, with the notice', async t => {
+  t.timeout(120_000);
+  // A model that would call a tool for ever, 1,000 tokens a call.
+  const forever = () => ({ toolCalls: [{ name: 'list', arguments: {} }], usage: { inputTokens: 900, outputTokens: 100 } });
+  const llm = makeScriptedProvider(Array.from({ length: 40 }, () => forever));
+  const started = await startFaeInDaemon({ provider: llm.provider, env: { FAE_BUDGET_TOKENS: '100', FAE_MAX_ITERATIONS: '30' } });
+  t.teardown(() => started.daemon.stop());
+  await started.nextFromFae();
+  const alice: Far = await E(started.host).provideGuest('alice', { introducedNames: { fae: 'fae' }, agentName: 'alice-agent' });
+  await E(alice).send('fae', ['list everything, again and again'], [], []);
+  const answer = await nextMessage(alice, fromSelf(alice), WAIT_MS);
+  t.is(messageText(answer), BUDGET_NOTICE);
+  // One call went out (and cost 1,000 tokens); the second was refused before it went.
+  t.is(llm.requests.length, 1);
+  await waitForLog(started.logs, ['turn-over-budget'], { timeoutMs: WAIT_MS });
+});
+
+test('a model call claims its cost before it goes: a concurrent one of the same correspondent is refused, settled calls count', t => {
+  const budget = makeBudget({ settings: { tokens: 1000, host: false }, logger: makeLogger({ redact: text => text, write: () => {} }), tellHost: async () => {} });
+  const first = budget.claim('alice', 'alice', false, 600);
+  t.truthy(first);
+  // Under way, the first call's claim counts: a call may still go while something is left.
+  const second = budget.claim('alice', 'alice', false, 500);
+  t.truthy(second, 'within what is left');
+  t.is(budget.claim('alice', 'alice', false, 1), undefined, 'claimed in full by the calls under way');
+  t.is(budget.check('alice', 'alice', false), 'quiet', 'a new turn is not started either (told once already)');
+  // What the calls cost counts once they settle: less than they claimed, and something is left.
+  first?.settle(100);
+  second?.settle(100);
+  t.truthy(budget.claim('alice', 'alice', false, 1));
+  t.truthy(budget.claim('bob', 'bob', false, 300), 'another correspondent has a budget of its own');
+  t.truthy(budget.claim('host', 'host', true, 10_000), 'the host is exempt');
 });

@@ -415,3 +415,55 @@ test('a revision reaches the running turn of its own message, whichever lanes ru
   cancelled.resolve(Error('test over'));
   await following;
 });
+
+test('a turn that fails, at once or later, and a callback that throws, fail alone: the rest of the mail is served', async t => {
+  const { daemon, push } = makeFedReader();
+  const cancel = makePromiseKit<Error>();
+  const answered: string[] = [];
+  const failures: string[] = [];
+  const following = followInbox(daemon, {
+    cancelled: makeCancellation(cancel.promise),
+    concurrency: 2,
+    onMessage: async m => {
+      if (textOf(m) === 'throw at once') throw Error('at once');
+      if (textOf(m) === 'fail later') {
+        await settle();
+        throw Error('later');
+      }
+      answered.push(textOf(m) ?? '');
+    },
+    // A form's answer fae cannot judge is set aside: it may carry a token no turn may read.
+    intercept: m => {
+      if (textOf(m) === 'unjudged') throw Error('no judge');
+      return false;
+    },
+    onOwnMessage: () => {
+      throw Error('own copy');
+    },
+    laneOf: m => {
+      if (textOf(m) === 'no lane') throw Error('no lane');
+      return String(m.number);
+    },
+    onFailure: (where, error, m) => failures.push(`${where} ${m?.number}: ${(error as Error).message}`),
+  });
+  push(
+    message(1n, 'throw at once'),
+    message(2n, 'fail later'),
+    message(3n, 'unjudged'),
+    message(4n, 'mine', { from: SELF }),
+    message(5n, 'no lane'),
+    message(6n, 'still served'),
+  );
+  await settle();
+  await settle();
+  t.deepEqual(answered.sort(), ['no lane', 'still served']);
+  t.deepEqual(failures.sort(), [
+    'intercept 3: no judge',
+    'lane 5: no lane',
+    'own-message 4: own copy',
+    'turn 1: at once',
+    'turn 2: later',
+  ]);
+  cancel.resolve(Error('cancelled'));
+  await following;
+});
