@@ -19,6 +19,7 @@ import { E } from '@endo/far';
 import { M, matches } from '@endo/patterns';
 import type { GuestPowers, Ref } from '../../daemon/endo-types.js';
 import type { Logger } from '../../logging/log.js';
+import { makeOrderedWrites } from '../../daemon/ordered-writes.js';
 
 /** The sealed name fae keeps the grants under. */
 export const GRANTS_NAME = 'approval-grants';
@@ -60,7 +61,8 @@ const covers = (grant: Grant, { tool, toolId }: GrantedTool, correspondent: stri
 export const makeApprovalGrants = ({ powers, logger, now = () => new Date() }: { powers: Ref<GuestPowers>; logger: Logger; now?: () => Date }) => {
   /** The grants as last read or written. */
   let grants: readonly Grant[] = harden([]);
-  /** Writes, one at a time, each of the grants as they are then. */
+  /** Writes, one at a time, each of the grants as they are then; the last, to read after. */
+  const store = makeOrderedWrites(powers, GRANTS_NAME);
   let writing: Promise<void> = Promise.resolve();
 
   /** The stored grants; what fae knew when the daemon cannot say. */
@@ -83,11 +85,7 @@ export const makeApprovalGrants = ({ powers, logger, now = () => new Date() }: {
 
   const write = () => {
     const value = harden({ grants: [...grants] });
-    writing = writing.then(() =>
-      E(powers)
-        .storeValue(value, GRANTS_NAME)
-        .catch(error => logger.warn('approval-grants-not-stored', { error })),
-    );
+    writing = store(value).catch(error => logger.warn('approval-grants-not-stored', { error }));
     return writing;
   };
 

@@ -12,6 +12,7 @@ import { E } from '@endo/far';
 import { M, matches } from '@endo/patterns';
 import type { GuestPowers, Ref } from '../../daemon/endo-types.js';
 import type { Logger } from '../../logging/log.js';
+import { makeOrderedWrites } from '../../daemon/ordered-writes.js';
 
 /** The sealed name the notes are kept under. */
 export const APPROVED_CALLS_NAME = 'approved-calls';
@@ -45,17 +46,9 @@ export const makeApprovedCalls = ({
   readonly now?: () => Date;
 }) => {
   let notes: readonly Note[] = harden([]);
-  let writing: Promise<void> = Promise.resolve();
-
-  const write = () => {
-    const value = harden({ notes: [...notes] });
-    writing = writing.then(() =>
-      E(powers)
-        .storeValue(value, APPROVED_CALLS_NAME)
-        .catch(error => logger.warn('approved-calls-not-stored', { error })),
-    );
-    return writing;
-  };
+  const store = makeOrderedWrites(powers, APPROVED_CALLS_NAME);
+  /** Stores the notes as they are now (a refusal is logged: the notes are only a safeguard). */
+  const write = () => store({ notes: [...notes] }).catch(error => logger.warn('approved-calls-not-stored', { error }));
 
   return harden({
     /** Reads the notes left by the run before (at start, before any turn). */

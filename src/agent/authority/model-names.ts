@@ -14,6 +14,7 @@ import { E } from '@endo/far';
 import { M, matches } from '@endo/patterns';
 import type { GuestPowers, Ref } from '../../daemon/endo-types.js';
 import type { Logger } from '../../logging/log.js';
+import { makeOrderedWrites } from '../../daemon/ordered-writes.js';
 
 /** The sealed name the record is kept under. */
 export const MODEL_NAMES_NAME = 'model-names';
@@ -33,7 +34,7 @@ export const makeModelNames = ({ powers, logger }: { readonly powers: Ref<GuestP
   let names = new Set<string>();
   /** Whether the record has been read (or found absent): until then nothing is trusted. */
   let known = false;
-  let writing: Promise<void> = Promise.resolve();
+  const store = makeOrderedWrites(powers, MODEL_NAMES_NAME);
 
   const read = async () => {
     try {
@@ -51,13 +52,7 @@ export const makeModelNames = ({ powers, logger }: { readonly powers: Ref<GuestP
   };
 
   /** Stores the record as it is now; one write at a time, in order. */
-  const write = () => {
-    const value = harden({ names: [...names] });
-    writing = writing.then(() => E(powers).storeValue(value, MODEL_NAMES_NAME));
-    const written = writing;
-    writing = writing.catch(() => {});
-    return written;
-  };
+  const write = () => store({ names: [...names] });
 
   return harden({
     /** Reads the record (at start, before any turn). */
