@@ -44,6 +44,7 @@ import type { ApprovalsView, StatusView } from './host/commands.js';
 import { watchOwnNames } from '../daemon/own-names.js';
 import { describeWith, makeSenderNames, trustedSenderNames, type SenderNames } from './authority/sender-names.js';
 import { makeModelNames, type ModelNames } from './authority/model-names.js';
+import { makeAdoptedFrom, type AdoptedFrom } from './authority/adopted-from.js';
 import { makeUsageAccounts, type UsageAccounts } from './limits/usage-accounts.js';
 import { followBudgetValue, makeBudget, type Budget } from './limits/budget.js';
 import { SEALED_NAMES } from './authority/sealed-names.js';
@@ -146,6 +147,7 @@ interface StartupParts {
   readonly conversations: Conversations;
   readonly registry: ToolRegistry;
   readonly modelNames: ModelNames;
+  readonly adoptedFrom: AdoptedFrom;
 }
 
 /**
@@ -155,11 +157,12 @@ interface StartupParts {
  * directory another call has formulated but not yet named. Resolves
  * whether this is fae's first start (it then says it is ready).
  */
-const prepare = async ({ powers, logger, config, conversations, registry, modelNames }: StartupParts) => {
+const prepare = async ({ powers, logger, config, conversations, registry, modelNames, adoptedFrom }: StartupParts) => {
   const firstStart = await bestEffort(logger, 'tools-directory', () => provideToolsDirectory(powers, logger), false);
   await bestEffort(logger, 'conversations', () => conversations.start(), undefined);
-  // Before any turn, so that no name is trusted that the model wrote.
+  // Before any turn, so that no name is trusted that the model wrote, and no correspondent's tool offered to others.
   await bestEffort(logger, 'model-names', () => modelNames.start(), undefined);
+  await bestEffort(logger, 'adopted-from', () => adoptedFrom.start(), undefined);
   await bestEffort(
     logger,
     'introduced-tools',
@@ -190,6 +193,8 @@ interface FaeParts {
   readonly builtIns: BuiltIns;
   readonly registry: ToolRegistry;
   readonly senderNames: SenderNames;
+  /** Who gave fae each capability it kept from its mail: whose tools a turn may use. */
+  readonly adoptedFrom: AdoptedFrom;
   readonly daemonAdapter: Promise<DaemonAdapter>;
   readonly status: () => StatusView;
   readonly usage: UsageAccounts;
@@ -261,6 +266,7 @@ const turnsOn = (
     reports: makeHostReports({ send: text => daemon.send(daemon.names.host, asStrings(redact(text))), logger }),
     approvals,
     gives,
+    mayUse: parts.adoptedFrom.mayUse,
   });
 };
 
@@ -313,11 +319,13 @@ const toolsOf = (
   {
     ownNames,
     modelNames,
+    adoptedFrom,
     formAnswers,
     nameSender,
   }: {
     readonly ownNames: ReturnType<typeof watchOwnNames>;
     readonly modelNames: ModelNames;
+    readonly adoptedFrom: AdoptedFrom;
     readonly formAnswers: Pick<HostForms, 'hidesMessage' | 'hidesId'>;
     readonly nameSender: (from: string) => Promise<string>;
   },
@@ -336,8 +344,8 @@ const toolsOf = (
     sealed: SEALED_NAMES,
     // Nor the host's answers to fae's forms (a token, a decision).
     hidden: formAnswers,
-    // Every name the model binds is noted: it names no one (model-names.ts).
-    names: modelNames,
+    // Every name the model binds is noted: it names no one (model-names.ts); and who gave what it keeps.
+    names: harden({ ...modelNames, keeping: adoptedFrom.keeping }),
     nameSender,
     forgets: true,
     evaluates: config.evaluate === 'review',
@@ -437,6 +445,8 @@ export const startFae = (
   const ownNames = watchOwnNames(powers, { logger });
   // The names fae's model bound: they name no one (model-names.ts).
   const modelNames = makeModelNames({ powers, logger });
+  // Who gave fae each capability it kept from its mail (adopted-from.ts).
+  const adoptedFrom = makeAdoptedFrom({ powers, logger });
   // Made once the daemon is known (run below); until then nothing is hidden, as nothing was asked.
   let forms: HostForms | undefined;
   const formAnswers = harden({
@@ -447,8 +457,10 @@ export const startFae = (
     powers,
     { config, logger, states, daemonAdapter },
     {
-      ...{ ownNames, modelNames, formAnswers },
-      nameSender: from => describeWith(parts.senderNames)(from, formulaIdOf(from) ?? from),
+      ...{ ownNames, modelNames, adoptedFrom, formAnswers },
+      // fae's own messages are the model's own: "you", not a stranger.
+      nameSender: async from =>
+        (await daemonAdapter).isOwnMessage({ from }) ? 'you' : describeWith(parts.senderNames)(from, formulaIdOf(from) ?? from),
     },
   );
   const budget = makeBudget({ settings: { tokens: config.budgetTokens, host: config.budgetHost }, logger, tellHost });
@@ -456,7 +468,11 @@ export const startFae = (
   // Read again whenever the host changes it: no call per turn.
   followBudgetValue(powers, budget, ownNames);
   // What needs the host's approval, its standing grants, and the gate (fae-approvals.ts).
-  const approvals = makeFaeApprovals({ config, powers, logger, redact, ownNames, tellHost, trusts: modelNames.trusts });
+  const approvals = makeFaeApprovals({
+    ...{ config, powers, logger, redact, ownNames, tellHost },
+    trusts: modelNames.trusts,
+    giverOf: adoptedFrom.giverOf,
+  });
   inBackground(
     cancelled.promise.then(() => {
       registry.stop();
@@ -483,7 +499,7 @@ export const startFae = (
     });
   const parts: FaeParts = {
     ...{ config, logger, redact, provider, cancelled, correspondentOf, tally, states, dismiss, editable, status },
-    ...{ conversations, builtIns, registry, daemonAdapter, usage, budget, pace, settings },
+    ...{ conversations, builtIns, registry, daemonAdapter, usage, budget, pace, settings, adoptedFrom },
     askSettings,
     approvalsView: approvals.status,
     revokeGrant: approvals.revoke,
@@ -502,7 +518,7 @@ export const startFae = (
 
   const run = async () => {
     const daemon = await daemonAdapter;
-    const firstStart = await prepare({ powers, logger, config, conversations, registry, modelNames });
+    const firstStart = await prepare({ powers, logger, config, conversations, registry, modelNames, adoptedFrom });
     forms = makeHostForms({ powers, daemon, logger, dismiss, kinds: () => [settings.kind, ...approvals.kinds()] });
     const describe = describeWith(parts.senderNames);
     const asking = await approvals.start(daemon, forms, {

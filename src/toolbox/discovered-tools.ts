@@ -16,7 +16,25 @@ export interface OfferedOrigin {
   readonly ownName: string;
   /** Its schema asks that the host approve each call (needsApproval). */
   readonly needsApproval: boolean;
+  /** The formula id of the capability, when known: whose it is is told by it. */
+  readonly id?: string;
 }
+
+/**
+ * The tools offered to one principal: the built-ins and those from tools/
+ * that `mayUse` lets it use, in the same order (so each principal's
+ * requests keep a stable prefix).
+ */
+export const offeredWhere = (tools: DiscoveredTools, mayUse: (origin: OfferedOrigin) => boolean): DiscoveredTools => {
+  const withheld = new Set([...tools.origins].filter(([, origin]) => !mayUse(origin)).map(([name]) => name));
+  if (withheld.size === 0) return tools;
+  return harden({
+    schemas: tools.schemas.filter(schema => !withheld.has(schema.function.name)),
+    toolMap: new Map([...tools.toolMap].filter(([name]) => !withheld.has(name))),
+    origins: new Map([...tools.origins].filter(([name]) => !withheld.has(name))),
+  });
+};
+harden(offeredWhere);
 
 export interface DiscoveredTools {
   /** What the model is offered, built-ins first, then tools/ by pet name (offered-tools.ts). */

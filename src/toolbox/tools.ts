@@ -19,6 +19,7 @@ import type { TurnScope } from './built-ins/turn-scope.js';
 import type { Logger } from '../logging/log.js';
 import type { FaeToolMethods, GuestPowers, Ref } from '../daemon/endo-types.js';
 import { silentLogger } from '../logging/log.js';
+import { formulaIdOf } from '../daemon/dialect.js';
 import { makeToolReports, offerTools, type BuiltInTool, type ToolCandidate } from './registry/offered-tools.js';
 import { TOOLS_DIRECTORY, type DiscoveredTools, type FaeTool } from './discovered-tools.js';
 import { REPORTED_ALREADY, inBackground } from '../background.js';
@@ -38,6 +39,8 @@ const DEFAULT_SCHEMA_TIMEOUT_MS = 10_000;
 
 type Candidate = {
   readonly label: string;
+  /** Its formula id, asked with it (none for a local tool). */
+  readonly id?: Promise<string | undefined>;
   /** Its name under tools/; undefined for a local tool. */
   readonly petName: string | undefined;
   readonly tool: FaeTool;
@@ -73,8 +76,13 @@ export const discoverTools = async (
   }));
   const remote: Candidate[] = names.map(petName => {
     const tool = E(powers).lookup([TOOLS_DIRECTORY, petName]) as Promise<FaeToolMethods>;
+    const id = Promise.resolve(E(powers).identify(TOOLS_DIRECTORY, petName)).then(
+      found => (typeof found === 'string' ? (formulaIdOf(found) ?? found) : undefined),
+      () => undefined,
+    );
     return {
       label: `${TOOLS_DIRECTORY}/${petName}`,
+      id,
       petName,
       tool,
       schema: withTimeout(
@@ -86,9 +94,10 @@ export const discoverTools = async (
   });
   const candidates = [...local, ...remote];
   const settled = await Promise.allSettled(
-    candidates.map(async ({ tool, schema }) => ({
+    candidates.map(async ({ tool, schema, id }) => ({
       tool: await tool,
       schema: await schema,
+      id: await id,
     })),
   );
 
@@ -108,9 +117,9 @@ export const discoverTools = async (
       });
       return;
     }
-    const { tool } = outcome.value;
+    const { tool, id } = outcome.value;
     if (petName === undefined) builtIns.push({ label, schema: check.schema, tool });
-    else fromDirectory.push({ label, petName, schema: check.schema, needsApproval: check.needsApproval, toolFor: () => tool });
+    else fromDirectory.push({ label, petName, id, schema: check.schema, needsApproval: check.needsApproval, toolFor: () => tool });
   });
   return offerTools(builtIns, fromDirectory, reports);
 };

@@ -29,7 +29,8 @@ export interface GiveGateOptions {
   readonly grants: ApprovalGrants;
   readonly hostWait: HostWait;
   readonly channel: ApprovalChannel;
-  readonly givenBy: GivenBy;
+  /** Whether a correspondent gave fae a capability (given-by.ts, adopted-from.ts). */
+  readonly givenBy: Pick<GivenBy, 'gave'>;
   readonly logger: Logger;
   readonly tellHost: (text: string) => Promise<void>;
   /** How the host knows a recipient (a name the model cannot write, or an unnamed label). */

@@ -197,9 +197,9 @@ const HOW: Readonly<Record<GiveCall['how'], string>> = harden({
   move: 'by moving it into a directory they can read',
 });
 
-/** The first line of a request to hand something over. */
+/** The first line of a request to hand something over ("give X for alice" when alice asked for herself). */
 export const giveTitle = ({ items, recipient, asker, tag }: Pick<GiveCall, 'items' | 'recipient' | 'asker' | 'tag'>) =>
-  `${APPROVAL_HEADING} give ${showingEverything(items.join(', '))} to ${recipient} for ${asker} (request ${tag})`;
+  `${APPROVAL_HEADING} give ${showingEverything(items.join(', '))}${recipient === asker ? '' : ` to ${recipient}`} for ${asker} (request ${tag})`;
 harden(giveTitle);
 
 /** The whole request to hand something over: what, to whom, how, and what that means. */
@@ -207,7 +207,7 @@ export const giveApprovalText = (call: GiveCall, { waitText, answering }: { wait
   [
     giveTitle(call),
     '',
-    `While answering ${call.askerIsHost ? 'your' : `${call.asker}'s`} message #${call.message}, fae's model wants to give ${call.recipient} ${HOW[call.how]}:`,
+    `While answering ${call.askerIsHost ? 'your' : `${call.asker}'s`} message #${call.message}, fae's model wants to hand this to ${call.recipient}, ${HOW[call.how]}:`,
     ...call.items.map(item => `  - ${showingEverything(item)}`),
     '',
     `Whoever holds a capability can use it themselves, for as long as it exists, without asking you or fae. Nothing is handed over until you approve.`,

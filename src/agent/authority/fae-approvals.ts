@@ -31,8 +31,11 @@ export const makeFaeApprovals = ({
   ownNames,
   tellHost,
   trusts,
+  giverOf,
 }: {
   readonly trusts: (path: readonly string[]) => boolean;
+  /** Who gave fae a capability it kept from its mail (adopted-from.ts), if a correspondent did. */
+  readonly giverOf: (id: string) => string | undefined;
   readonly config: FaeConfig;
   readonly powers: Ref<GuestPowers>;
   readonly logger: Logger;
@@ -69,10 +72,12 @@ export const makeFaeApprovals = ({
         // evaluate: the host reviews every call; on February the daemon asks it.
         reviewed: harden({ is: reviewed, byDaemon: daemon.reviewsEvaluation }),
       });
-      const givenBy = makeGivenBy(powers, { mailPath: daemon.mailPath });
+      const noted = makeGivenBy(powers, { mailPath: daemon.mailPath });
+      // Given by the recipient: as kept from its mail (noted for good), or attached lately (in memory).
+      const givenBy = harden({ gave: async (who: string, id: string) => giverOf(id) === who || noted.gave(who, id) });
       const gives = harden({
         gate: makeGiveGate({ grants, hostWait, channel, givenBy, logger, tellHost, nameRecipient }),
-        note: givenBy.note,
+        note: noted.note,
       });
       await Promise.all([
         bestEffort(logger, 'approval-grants', () => grants.start(), undefined),

@@ -10,6 +10,7 @@ import { POLICY_NAME } from './approval-policy.js';
 import { GRANTS_NAME } from './approval-grants.js';
 import { MODEL_NAMES_NAME } from './model-names.js';
 import { APPROVED_CALLS_NAME } from './approved-calls.js';
+import { ADOPTED_FROM_NAME } from './adopted-from.js';
 
 export const SEALED_NAMES: readonly SealedDirectory[] = harden([
   { name: CONVERSATIONS_DIRECTORY, holds: "fae's private memory of its conversations" },
@@ -20,4 +21,5 @@ export const SEALED_NAMES: readonly SealedDirectory[] = harden([
   { name: GRANTS_NAME, holds: "the host's standing approvals" },
   { name: MODEL_NAMES_NAME, holds: "fae's record of the names its model made" },
   { name: APPROVED_CALLS_NAME, holds: "fae's record of the calls the host approved" },
+  { name: ADOPTED_FROM_NAME, holds: "fae's record of who gave it what" },
 ]);

@@ -85,6 +85,12 @@ export interface MessageTurnOptions {
   readonly approvals?: Approvals;
   /** The gate before anything fae holds is handed over, and what notes who gave fae what (approval-gives.ts); without it only the host is given anything. */
   readonly gives?: Gives;
+  /**
+   * Whether a tool from tools/ (of formula id `id`) may be offered in the
+   * turns of `correspondent`: a tool a correspondent mailed is offered in
+   * its turns and the host's only (adopted-from.ts). Every one without it.
+   */
+  readonly mayUse?: (id: string | undefined, correspondent: string, isHost: boolean) => boolean;
   /** What /approvals shows (status().approvals). */
   readonly approvalsView?: () => ApprovalsView;
   /** /revoke N: revokes a standing grant; resolves whether there was one. */

@@ -13,7 +13,7 @@ import type { InboxMessage } from '../../daemon/adapter.js';
 import type { OpenTurn } from '../../conversations/conversations.js';
 import { correspondentPrefix } from '../../conversations/threads.js';
 import type { TurnScope } from '../../toolbox/built-ins/turn-scope.js';
-import type { DiscoveredTools } from '../../toolbox/discovered-tools.js';
+import { offeredWhere, type DiscoveredTools } from '../../toolbox/discovered-tools.js';
 import { formatIncomingMessage } from '../../daemon/message-format.js';
 import { troubleOf } from '../../../providers/errors.js';
 import type { TurnProgress } from './progress-reply.js';
@@ -298,6 +298,10 @@ const brokenTurn = async (options: MessageTurnOptions, message: InboxMessage, st
   return 'answered';
 };
 
+/** The tools a turn is offered: the built-ins, and of tools/ those its correspondent may use (adopted-from.ts). */
+const offeredTo = ({ mayUse }: MessageTurnOptions, state: TurnState, fromHost: boolean, tools: DiscoveredTools) =>
+  mayUse === undefined ? tools : offeredWhere(tools, origin => mayUse(origin.id, state.correspondent, fromHost));
+
 /** A message as it stays known across restarts: its id, else its number. */
 const keyOf = (message: InboxMessage) => message.messageId ?? `#${message.number}`;
 
@@ -323,7 +327,7 @@ export const makeMessageTurns = (options: MessageTurnOptions) => {
       usage: spent,
       approve: approverOf(options, waiting),
       provider: budgeted(options, state, sender, subject.fromHost),
-      discover: options.offered,
+      discover: async () => offeredTo(options, state, subject.fromHost, await options.offered()),
       limits: config,
       cancelled: stop.cancelled,
       makeCallId,
@@ -368,7 +372,8 @@ export const makeMessageTurns = (options: MessageTurnOptions) => {
     const progress = options.progress.start(message, earlier);
     // What the message attaches may go back to its sender unasked (given-by.ts).
     options.gives?.note(message, state.correspondent);
-    const [sender, tools] = await Promise.all([options.describeSender(message.from, state.correspondent), options.offered()]);
+    const [sender, allTools] = await Promise.all([options.describeSender(message.from, state.correspondent), options.offered()]);
+    const tools = offeredTo(options, state, options.isFromHost(message), allTools);
     logger.event('message-received', { message: number, from: sender, type: message.type });
     events.emit({ type: 'turn-started', message: number, from: sender });
     const subject = subjectOf(message, sender, options.isFromHost(message), options.redact);

@@ -115,6 +115,9 @@ const ownRoles = (names: CheckingAdapter['names'], dialect: CheckingAdapter['dia
     // The newer daemons give a guest its network access under @nets.
     ...(dialect === 'feb' ? [] : [{ role: 'nets', path: ['@nets'], what: "fae's network access" }]),
   ] as const;
+
+/** fae's tools/ directory as a whole: whoever held it could change what fae offers its model. */
+const TOOLS_ROLE = { role: 'tools', what: "fae's tools directory (what it offers its model)" } as const;
 type OwnRole = ReturnType<typeof ownRoles>[number];
 
 /** The ids of fae's own names, by role: they never change, so a view asks once. */
@@ -152,7 +155,7 @@ export const checkPaths = async (context: PathCheckContext, paths: readonly Name
   const wanted = new Map<string, readonly string[]>();
   // tools/ is identified too where a name is written deeper than the top,
   // so that a copy into it is known as one into fae's own.
-  const deep = paths.some(({ path, use }) => use === 'write' && path.length > 1);
+  const deep = paths.some(({ path, use }) => use === 'give' || (use === 'write' && path.length > 1));
   for (const path of [...paths.flatMap(({ path }) => prefixesOf(path)), ...judges, ...(deep ? [[TOOLS_DIRECTORY]] : [])]) {
     wanted.set(keyOf(path), path);
   }
@@ -195,6 +198,7 @@ export const checkPaths = async (context: PathCheckContext, paths: readonly Name
   const isMailHubAt = (path: readonly string[], i: number) =>
     (mailId !== undefined && idAt(path.slice(0, i + 1)) === mailId) || (i === 0 && path[0] === adapter.names.mail);
 
+  const toolsId = idAt([TOOLS_DIRECTORY]);
   /** The message numbers the paths reach through the mail hub, with what shows them. */
   const throughMail: { readonly number: string; readonly shown: string }[] = [];
   for (const { shown, path, use } of paths) {
@@ -205,7 +209,10 @@ export const checkPaths = async (context: PathCheckContext, paths: readonly Name
       }
       if (isMailHubAt(path, i) && i + 1 < path.length) throughMail.push({ number: path[i + 1], shown: shown.slice(0, i + 2).join('/') });
     }
-    const whole = roleOf(idAt(path)) ?? (isMailHubAt(path, path.length - 1) ? roles.find(({ role }) => role === 'mail') : undefined);
+    const whole =
+      roleOf(idAt(path)) ??
+      (isMailHubAt(path, path.length - 1) ? roles.find(({ role }) => role === 'mail') : undefined) ??
+      (use === 'give' && toolsId !== undefined && idAt(path) === toolsId ? TOOLS_ROLE : undefined);
     if (use !== 'read' && whole !== undefined && whole.role !== 'self' && whole.role !== 'host') {
       const verb = use === 'give' ? 'is never handed out' : 'cannot be replaced or removed';
       throw Error(`${q(shown.join('/'))} is ${whole.what}; it ${verb}`);
@@ -234,7 +241,6 @@ export const checkPaths = async (context: PathCheckContext, paths: readonly Name
     const failed = prefixesOf(path).map(prefix => found.get(keyOf(prefix))).find(outcome => outcome?.status === 'rejected');
     if (failed?.status === 'rejected') throw failed.reason;
   }
-  const toolsId = idAt([TOOLS_DIRECTORY]);
   return harden({
     /** The raw answer of identify for a checked path. */
     identified: (path: readonly string[]) => {
@@ -263,6 +269,14 @@ export const checkPaths = async (context: PathCheckContext, paths: readonly Name
       });
       return foreign ? undefined : harden(own);
     },
+    /** The number of the message a checked path reaches through the mail hub, if it does. */
+    messageOf: (path: readonly string[]) => {
+      const at = path.findIndex((_, i) => isMailHubAt(path, i));
+      const number = at < 0 ? undefined : path[at + 1];
+      return number !== undefined && /^\d+$/.test(number) ? BigInt(number) : undefined;
+    },
+    /** The path of message `number`'s attachment `edge` in the mail hub, in the daemon's spelling. */
+    mailPathOf: (number: bigint, edge: string) => [adapter.names.mail, String(number), edge],
     /** Whether a checked path is the mail hub itself. */
     isMailHub: (path: readonly string[]) => path.length > 0 && isMailHubAt(path, path.length - 1),
     /**

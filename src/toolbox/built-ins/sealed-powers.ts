@@ -78,6 +78,12 @@ export interface NameNotes {
   readonly unbound: (path: readonly string[]) => Promise<void>;
   /** Whether a name of fae's own was made by the model (false when that cannot be told). */
   readonly madeByModel: (path: readonly string[]) => boolean;
+  /**
+   * Told, before it is kept, of a capability kept out of the mail (adopt,
+   * or a copy out of the mail hub): its id, and who sent it. A rejection
+   * stops the keeping.
+   */
+  readonly keeping?: (id: string, from: string, fromHost: boolean) => Promise<void>;
 }
 
 /** The methods of T as E() sees them: each answers with a promise. */
@@ -175,6 +181,15 @@ export const makeSealedPowers = (
     await Promise.all(own.map(path => names?.unbound(path)));
   };
 
+  /** Notes who sent `message`'s capability (its id, asked only if it is not the host's), before fae keeps it. */
+  const keepingFrom = async (found: CheckedPaths, message: MessageRecord, idOf: () => Promise<string | undefined>) => {
+    const from = formulaIdOf(message.from) ?? message.from;
+    const fromHost = from === found.hostId;
+    if (names?.keeping === undefined || fromHost) return;
+    const id = await idOf();
+    if (id !== undefined) await names.keeping(id, from, fromHost);
+  };
+
   /** Lets the capabilities at `given` go to `to`, if the principal may; nothing to ask when none go. */
   const letGo = async (how: Give['how'], found: CheckedPaths, given: readonly NamedPath[], to: Recipient) => {
     if (given.length === 0) return;
@@ -191,7 +206,11 @@ export const makeSealedPowers = (
 
   /** copy and move: the capability leaves fae when its new name is in a directory not fae's own. */
   const relocate = (verb: 'copy' | 'move') => async (from: NameOrPath, to: NameOrPath) => {
-    const { paths: [source, target], found } = await resolveAll([[from, 'give'], [to, 'write']]);
+    const inbox = inboxOnce();
+    const { paths: [source, target], found } = await resolveAll([[from, 'give'], [to, 'write']], inbox);
+    // Out of the mail hub, it is kept from the message's sender.
+    const number = found.messageOf(source.path);
+    if (number !== undefined) await keepingFrom(found, await ownMessage(inbox, number), async () => found.idOf(source.path));
     if (!found.staysOwn(target.path)) {
       const parent = target.path.slice(0, -1);
       await letGo(verb, found, [source], harden({ kind: 'directory', id: found.idOf(parent), shown: `${joined(target.shown.slice(0, -1))}/`, isHost: false }));
@@ -263,8 +282,12 @@ export const makeSealedPowers = (
     },
     adopt: async (number, edgeName, nameOrPath) => {
       const inbox = inboxOnce();
-      const [, { paths: [asked], found }] = await Promise.all([ownMessage(inbox, number), resolveAll([[nameOrPath, 'write']], inbox)]);
+      const [message, { paths: [asked], found }] = await Promise.all([ownMessage(inbox, number), resolveAll([[nameOrPath, 'write']], inbox)]);
       await binding(found, asked);
+      await keepingFrom(found, message, async () => {
+        const attached = await Promise.resolve(E(powers).identify(...found.mailPathOf(number, edgeName))).catch(() => undefined);
+        return typeof attached === 'string' ? (formulaIdOf(attached) ?? attached) : undefined;
+      });
       return E(powers).adopt(number, edgeName, asNameOrPath(asked.path));
     },
     // Given, or given and written.

@@ -22,6 +22,8 @@ export interface ToolCandidate {
   readonly schema: ToolSchema;
   /** Its schema asks that the host approve each call. */
   readonly needsApproval: boolean;
+  /** Its formula id, when known. */
+  readonly id?: string;
   /** The tool to call, told the name it is offered under (for its errors). */
   readonly toolFor: (offeredName: string) => FaeTool;
 }
@@ -101,7 +103,12 @@ export const offerTools = (
     toolMap.set(offered, candidate.toolFor(offered));
     origins.set(
       offered,
-      harden({ petName: candidate.petName, ownName: candidate.schema.function.name, needsApproval: candidate.needsApproval }),
+      harden({
+        petName: candidate.petName,
+        ownName: candidate.schema.function.name,
+        needsApproval: candidate.needsApproval,
+        ...(candidate.id === undefined ? {} : { id: candidate.id }),
+      }),
     );
   };
   const clashing: ToolCandidate[] = [];

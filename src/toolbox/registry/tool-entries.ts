@@ -127,6 +127,7 @@ export const assembleTools = async (
       petName: entry.petName,
       schema: read.schema,
       needsApproval: read.needsApproval,
+      id: entry.id,
       toolFor: name => guardTool(entry, name, isCurrent),
     });
   });
