@@ -67,22 +67,22 @@ test('a reply edited as it is written is printed once as the answer, its progres
     onOwn: () => {},
     onRevision: (record, shown) => show({ number: record.number, from: 'fae', to: 'you', text: messageText(record) }, shown),
   }).catch(() => {});
-  await until(() => transcript.length === 1);
+  await until(() => statuses.includes('fae: Working on it…'));
 
   await E(guest).editMessage(own.number, ['Working on it… calling greet'], [], [], { done: false });
   await until(() => statuses.includes('fae: Working on it… calling greet'));
   await E(guest).editMessage(own.number, ['Bonjour, Ada!'], [], [], { done: true });
-  await until(() => transcript.length === 2);
+  await until(() => transcript.length === 1);
   await E(guest).editMessage(own.number, ['Bonjour, Ada !'], [], []);
   // Mail is shown in order: once this is, everything before it was.
   await E(guest).send('@host', ['Anything else?'], [], []);
   await until(() => transcript.includes('fae: Anything else?'));
 
+  // The placeholder and what followed it were progress: the answer is printed once, whole.
   t.deepEqual(transcript, [
-    'fae: Working on it…',
     'fae: Bonjour, Ada!',
     'fae (edited): Bonjour, Ada !',
     'fae: Anything else?',
   ]);
-  t.deepEqual(statuses, ['fae is thinking', 'fae: Working on it… calling greet', 'fae is thinking']);
+  t.deepEqual(statuses, ['fae is thinking', 'fae: Working on it…', 'fae: Working on it… calling greet', 'fae is thinking']);
 });

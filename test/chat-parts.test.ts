@@ -76,7 +76,7 @@ test('revisions: a repeat is skipped, an unfinished one is progress, its finishe
   t.is(show({ number: 4n, date: at(0), done: true }, 'Fae agent ready.'), 'mail');
   t.is(show({ number: 4n, date: at(0), done: true }, 'Fae agent ready.'), 'skip', 'the replay and the live feed both hold it');
 
-  t.is(show({ number: 6n, date: at(1), done: true }, 'Working on it…'), 'mail', 'a placeholder arrives done');
+  t.is(show({ number: 6n, date: at(1), done: true }, 'Working on it…'), 'progress', "fae's placeholder arrives done, and is progress");
   t.is(show({ number: 6n, date: at(2), done: false }, 'Working on it… calling greet'), 'progress');
   t.is(show({ number: 6n, date: at(3), done: false }, 'Working on it… calling math'), 'progress');
   t.is(show({ number: 6n, date: at(2), done: false }, 'Working on it… calling greet'), 'skip', 'an older revision, late');

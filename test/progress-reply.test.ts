@@ -55,3 +55,23 @@ test('an earlier answer being redone is left as it is until the grace has passed
   // A fast redo: only the answer, no partial text in between.
   t.deepEqual(edits, [{ copy: 7n, text: 'whole', done: true }]);
 });
+
+test('a reply posted after text streamed in says fae is working: the start of an answer never stands as a message of its own', async t => {
+  for (const canEdit of [true, false]) {
+    const posted: string[] = [];
+    const daemon = {
+      canEdit,
+      reply: async (_number: bigint, strings: readonly string[]) => {
+        posted.push(strings.join(''));
+      },
+      edit: async () => {},
+    } as unknown as DaemonAdapter;
+    const logger = makeLogger({ redact: text => text, write: () => {} });
+    const replies = makeProgressReplies(daemon, { afterMs: 1, logger, copies: makeOwnCopyWaits() });
+    const progress = replies.start(message, undefined);
+    progress.text('Bonjour Ada, je suis');
+    for (let i = 0; i < 1000 && posted.length === 0; i += 1) await settle(1);
+    t.deepEqual(posted, ['Working on it…'], `canEdit: ${canEdit}`);
+    progress.abandon();
+  }
+});

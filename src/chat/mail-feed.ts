@@ -9,7 +9,9 @@
 // So, per message number:
 // - a revision that shows nothing new (a repeat, or an older one arriving
 //   late) is skipped;
-// - an unfinished revision (done: false) is progress, for the status line;
+// - an unfinished revision (done: false) is progress, for the status line,
+//   and so is fae's "Working on it…" placeholder, which arrives done (a
+//   new message always does) but says what fae does, not what it answers;
 // - a finished one is printed: plainly the first time, and plainly too
 //   when it finishes what was shown as progress (the answer); a later
 //   revision of a printed message is printed again, marked as edited.
@@ -18,6 +20,7 @@ import { messageText } from '../daemon/message-format.js';
 import type { PendingAnswers } from './pending.js';
 import type { Progress } from './progress.js';
 import type { Screen } from './screen.js';
+import { WORKING } from '../agent/turn/progress-reply.js';
 
 /** A message that reached the host, ready to print. */
 export interface MailView {
@@ -45,7 +48,8 @@ export const makeRevisions = () => {
   /** How to show this revision of a message whose text is `text`. */
   const show = (record: Pick<InboxMessage, 'number' | 'date' | 'done'>, text: string): Shown => {
     const last = seen.get(record.number);
-    const { done } = record;
+    // fae's placeholder counts as unfinished: its answer, when it comes, is printed as the answer.
+    const done = record.done && !(last === undefined && text.startsWith(WORKING));
     // ISO dates order as strings; the daemon gives every edit a new one.
     if (last !== undefined && (record.date < last.date || (last.done === done && last.text === text))) return 'skip';
     let shown: Shown;

@@ -72,7 +72,10 @@ const makeReplyEditor = (daemon: DaemonAdapter, { logger, copies }: Pick<Progres
   /** Posts the progress reply; logs its own failures. */
   const post = async (reply: Reply) => {
     reply.posted = true;
-    const text = reply.status;
+    // Posted as fae's own words: a reply arrives done, and the start of a
+    // streamed answer would read as the whole of it. What streamed in
+    // follows as an edit, marked not done.
+    const text = reply.status.startsWith(WORKING) ? reply.status : WORKING;
     reply.copy = waitForCopy(reply, text);
     try {
       await daemon.reply(reply.message.number, [text]);
