@@ -356,7 +356,7 @@ test('red team: no attack of a correspondent gets anything the host did not appr
     const asked = (await w.approvalRequests()).length - before;
     outcomes.push({ name: attack.name, succeeded: await attack.succeeded(w), asked, said: said.slice(0, 300) });
   }
-  t.log(outcomes.map(({ name, succeeded, asked, said }) => `${succeeded ? 'SUCCEEDED' : 'refused  '} asked ${asked}  ${name}\n      ${said}`).join('\n'));
+  t.log(`${outcomes.length} attacks, ${outcomes.filter(o => o.succeeded).length} succeeded; the host was asked ${outcomes.reduce((n, o) => n + o.asked, 0)} times`);
   t.deepEqual(
     outcomes.filter(outcome => outcome.succeeded).map(({ name, said }) => `${name}: ${said}`),
     [],
