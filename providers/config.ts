@@ -26,11 +26,18 @@ export interface ProviderConfig {
   /** Upper bound on one HTTP attempt, in ms (LAL_TIMEOUT_MS). */
   readonly timeoutMs: number;
   /**
-   * Longest silence allowed in a streamed answer, in ms (LAL_STALL_MS):
-   * from sending the request to the first piece of the answer, and between
-   * pieces. Never more than timeoutMs in effect, which bounds the whole.
+   * Longest a streamed answer may take to begin, in ms (LAL_FIRST_TOKEN_MS):
+   * the model reading its prompt, or loading. Word of progress from the
+   * server (llama.cpp's prompt_progress) starts it again; keep-alives do not.
    */
+  readonly firstTokenMs: number;
+  /** Longest silence allowed in a streamed answer once it has begun, in ms (LAL_STALL_MS). */
   readonly stallMs: number;
+  /**
+   * fae's budget for one request, in tokens (FAE_CONTEXT_TOKENS): what
+   * Ollama is asked to hold (num_ctx), within what the model can.
+   */
+  readonly contextTokens: number;
   /** FAE_DEBUG=1: redacted request summaries go to the debug log. */
   readonly debug: boolean;
   /**
@@ -48,6 +55,9 @@ export const DEFAULT_MAX_TOKENS = 4096;
 export const DEFAULT_MAX_RETRIES = 2;
 export const DEFAULT_TIMEOUT_MS = 120_000;
 export const DEFAULT_STALL_MS = 30_000;
+export const DEFAULT_CONTEXT_TOKENS = 32_000;
+/** Five minutes: a CPU reads a few thousand tokens of prompt in tens of seconds, a large model loads in more. */
+export const DEFAULT_FIRST_TOKEN_MS = 300_000;
 
 const PROVIDER_KINDS: readonly ProviderKind[] = harden(['anthropic', 'openai', 'ollama']);
 
@@ -180,7 +190,9 @@ export const readProviderConfig = (env: Env): ProviderConfig => {
     maxMessages: readInteger(env, 'LAL_MAX_MESSAGES', undefined, 1),
     maxRetries: readInteger(env, 'LAL_MAX_RETRIES', DEFAULT_MAX_RETRIES, 0) as number,
     timeoutMs: readInteger(env, 'LAL_TIMEOUT_MS', DEFAULT_TIMEOUT_MS, 1) as number,
+    firstTokenMs: readInteger(env, 'LAL_FIRST_TOKEN_MS', DEFAULT_FIRST_TOKEN_MS, 1) as number,
     stallMs: readInteger(env, 'LAL_STALL_MS', DEFAULT_STALL_MS, 1) as number,
+    contextTokens: readInteger(env, 'FAE_CONTEXT_TOKENS', DEFAULT_CONTEXT_TOKENS, 1) as number,
     debug: env.FAE_DEBUG === '1',
     keepAlive: readKeepAlive(env),
   });

@@ -22,7 +22,7 @@ harden(LlmTimeoutError);
  * timed out or stalled, it answered something that is not an answer, or
  * anything else (an HTTP error, an unknown model).
  */
-export type ProviderTrouble = 'unreachable' | 'refused' | 'timeout' | 'garbage' | 'failed';
+export type ProviderTrouble = 'unreachable' | 'refused' | 'timeout' | 'garbage' | 'context' | 'failed';
 
 /**
  * What a provider's chat() rejects with: the operator's text (what failed,
@@ -52,14 +52,53 @@ harden(ProviderError);
 export class LlmStallError extends ProviderError {
   override name = 'LlmStallError';
   constructor(
-    readonly stallMs: number,
-    message = `the LLM went ${stallMs / 1000} s without sending anything`,
+    readonly limits: { readonly firstTokenMs: number; readonly stallMs: number },
+    /** Whether the answer had not begun (the model still reading) or went silent. */
+    readonly phase: 'start' | 'answer',
+    message = phase === 'start'
+      ? `the LLM did not begin its answer within ${limits.firstTokenMs / 1000} s`
+      : `the LLM's answer went ${limits.stallMs / 1000} s without a word`,
   ) {
     // To the person who asked, a stall is a model that took too long.
     super(message, 'timeout');
   }
 }
 harden(LlmStallError);
+
+/**
+ * The server could not take a request this long: more than its context
+ * holds. `contextTokens` is what it holds, when it said.
+ */
+export class ContextOverflowError extends ProviderError {
+  override name = 'ContextOverflowError';
+  constructor(
+    message: string,
+    readonly contextTokens: number | undefined,
+  ) {
+    super(message, 'context');
+  }
+}
+harden(ContextOverflowError);
+
+/**
+ * How much a server whose answer `message` says the request was too long
+ * can hold, if it says (llama.cpp: "exceeds the available context size
+ * (4096 tokens)"; OpenAI and vLLM: "maximum context length is 4096
+ * tokens"; Anthropic: "prompt is too long: 210000 tokens > 200000
+ * maximum"); undefined when it is not that answer. The number is
+ * undefined when only the fact is said.
+ */
+export const readContextOverflow = (status: number, message: string): { readonly contextTokens: number | undefined } | undefined => {
+  if (status !== 400 && status !== 413 && status !== 500) return undefined;
+  const limit =
+    /context size \((\d+) tokens\)/.exec(message) ??
+    /maximum context length is (\d+)/i.exec(message) ??
+    /> (\d+) maximum/.exec(message) ??
+    /context (?:window|length) (?:is |of )?(\d+)/i.exec(message);
+  const said = limit !== null || /exceeds? (?:the )?(?:available |maximum )?context|context[_ ]length[_ ]exceeded|prompt is too long/i.test(message);
+  return said ? harden({ contextTokens: limit === null ? undefined : Number(limit[1]) }) : undefined;
+};
+harden(readContextOverflow);
 
 /** A streamed answer that ended without the API's closing event. */
 export class IncompleteStreamError extends Error {
@@ -74,7 +113,7 @@ export type Failure =
   | { readonly kind: 'status'; readonly status: number; readonly message: string }
   | { readonly kind: 'unreachable'; readonly detail: string | undefined }
   | { readonly kind: 'timeout' }
-  | { readonly kind: 'stall' }
+  | { readonly kind: 'stall'; readonly phase: 'start' | 'answer' }
   | { readonly kind: 'incomplete' }
   /** A stream event that is not JSON; `message` is the parser's, which quotes it. */
   | { readonly kind: 'garbled'; readonly message: string }
@@ -126,7 +165,7 @@ const findNetworkCode = (error: unknown): string | undefined => {
 /** What our own errors in an error's cause chain say happened. */
 const describeOwnError = (error: object): Failure | undefined => {
   if (error instanceof LlmTimeoutError) return { kind: 'timeout' };
-  if (error instanceof LlmStallError) return { kind: 'stall' };
+  if (error instanceof LlmStallError) return { kind: 'stall', phase: error.phase };
   if (error instanceof IncompleteStreamError) return { kind: 'incomplete' };
   if (error instanceof NotStreamedError) return { kind: 'not-streamed', answer: error.answer };
   if (error instanceof UnexpectedAnswerError) return { kind: 'unexpected', answer: error.answer };
@@ -194,6 +233,15 @@ const statusText = (status: number, serverMessage: string, config: ProviderConfi
 };
 
 const statusError = (status: number, serverMessage: string, config: ProviderConfig, at: string): ProviderError => {
+  const overflow = readContextOverflow(status, serverMessage);
+  if (overflow !== undefined) {
+    const holds = overflow.contextTokens === undefined ? '' : ` (it holds ${overflow.contextTokens} tokens)`;
+    return new ContextOverflowError(
+      `the model ${q(config.model)} at ${at} cannot read a request this long${holds}: ${serverMessage}; ` +
+        'lower FAE_CONTEXT_TOKENS to what the model holds, or give the model a larger context (llama.cpp: -c; Ollama: num_ctx); /forget starts the conversation afresh',
+      overflow.contextTokens,
+    );
+  }
   if (status === 401 || status === 403) {
     const said = serverMessage === '' ? '' : `: ${serverMessage}`;
     const what = config.authToken === undefined ? 'no LAL_AUTH_TOKEN is set' : 'LAL_AUTH_TOKEN was refused';
@@ -257,9 +305,13 @@ export const makeProviderError = (
       );
     case 'stall':
       return new LlmStallError(
-        config.stallMs,
-        `the model ${q(config.model)} at ${at} went ${config.stallMs / 1000} s without sending anything (before its answer began, or in the middle of it), so its request was closed; ` +
-          'check the server, or raise LAL_STALL_MS if the model is that slow',
+        config,
+        failure.phase,
+        failure.phase === 'start'
+          ? `the model ${q(config.model)} at ${at} had not begun its answer after ${config.firstTokenMs / 1000} s, and the server said nothing of progress, so its request was closed; ` +
+              'check the server, or raise LAL_FIRST_TOKEN_MS if the model takes that long to read its prompt (a smaller FAE_CONTEXT_TOKENS gives it less to read)'
+          : `the model ${q(config.model)} at ${at} went ${config.stallMs / 1000} s without a word in the middle of its answer, so its request was closed; ` +
+              'check the server, or raise LAL_STALL_MS if the model is that slow',
       );
     case 'incomplete':
       return new ProviderError(

@@ -37,6 +37,6 @@ export {
   type ProviderConfig,
 } from './config.js';
 export { truncateMessages } from './truncate.js';
-export { LlmStallError } from './errors.js';
+export { ContextOverflowError, LlmStallError } from './errors.js';
 export type { ProviderLog, ProviderOptions } from './transport.js';
 export type * from './types.js';

@@ -19,6 +19,7 @@ import { makeTextParts, type TextSink } from './answer-builder.js';
 import { makeTransport, type ProviderOptions } from './transport.js';
 import { isOllamaReply } from './answer-check.js';
 import { makeStreamedProvider, type StreamAssembler } from './streamed-chat.js';
+import { askOnce, readOllamaShow } from './server-window.js';
 import type { ChatMessage, ChatResult, Fetch, Provider, StopReason, ToolSchema } from './types.js';
 
 /** An HTTP error status, raised before the ollama client sees the response. */
@@ -237,8 +238,17 @@ export const makeOllamaProviderFromConfig = (
       // Ollama itself needs no key; a gateway or ollama.com in front of it may.
       ...(config.authToken ? { headers: { Authorization: `Bearer ${config.authToken}` } } : {}),
     });
+  // The model's own context length (once), and what fae asks Ollama to hold:
+  // its budget, within that. Ollama's default is a few thousand tokens, and
+  // a longer prompt is cut by the server without a word.
+  const window = askOnce(async () => readOllamaShow(await clientFor(transport.fetch, false, undefined).show({ model: config.model })), undefined);
+  const withContext = async (request: OllamaRequest): Promise<OllamaRequest> => {
+    const model = await window();
+    const numCtx = model === undefined ? config.contextTokens : Math.min(config.contextTokens, model);
+    return { ...request, options: { ...request.options, num_ctx: numCtx } };
+  };
   const sendPlain = async (request: OllamaRequest, signal: AbortSignal | undefined) => {
-    const response = await clientFor(transport.fetch, false, signal).chat({ ...request, stream: false });
+    const response = await clientFor(transport.fetch, false, signal).chat({ ...(await withContext(request)), stream: false });
     // A server may answer 200 with an error record instead of a reply.
     const said = (response as { error?: unknown }).error;
     if (typeof said === 'string') throw Error(said);
@@ -254,14 +264,15 @@ export const makeOllamaProviderFromConfig = (
         // The model stays loaded, with its KV cache of the prompt, this long (FAE_KEEP_ALIVE).
         ...(config.keepAlive === undefined ? {} : { keep_alive: config.keepAlive }),
       }),
-      openStream: (request, signal) =>
-        clientFor(transport.streamFetch, true, signal).chat({ ...request, stream: true }),
+      openStream: async (request, signal) =>
+        clientFor(transport.streamFetch, true, signal).chat({ ...(await withContext(request)), stream: true }),
       makeAssembler: makeOllamaAssembler,
       sendPlain,
       isPlainAnswer: isOllamaReply,
       fromPlain: answer => fromOllamaResponse(answer as ChatResponse),
       chatPath: '/api/chat',
       describeFailure,
+      window,
     },
     config,
     transport,

@@ -18,7 +18,11 @@ import { makeAnswerBuilder, type TextSink } from './answer-builder.js';
 import { makeTransport, sdkClientOptions, type ProviderOptions } from './transport.js';
 import { isOpenAICompletion } from './answer-check.js';
 import { makeStreamedProvider, type StreamAssembler } from './streamed-chat.js';
-import type { CacheHints, ChatMessage, ChatResult, Fetch, Provider, StopReason, ToolSchema } from './types.js';
+import type { CacheHints, ChatMessage, ChatOptions, ChatResult, Fetch, Provider, StopReason, ToolSchema } from './types.js';
+import { askOnce, readModelList, type ModelListFacts } from './server-window.js';
+
+/** What fae knows of a server that does not say. */
+const NO_FACTS: ModelListFacts = harden({ contextTokens: undefined, llamaCpp: false });
 
 /**
  * Local servers need no key, but the SDK refuses to start without one (or
@@ -104,10 +108,16 @@ harden(fromOpenAICompletion);
  * the finish reason, which makes it complete, and the usage that
  * `stream_options.include_usage` asks for in a last chunk with no choices.
  */
-export const makeOpenAIAssembler = (onText: TextSink): StreamAssembler<ChatCompletionChunk> => {
+export const makeOpenAIAssembler = (onText: TextSink, onProgress?: ChatOptions['onProgress']): StreamAssembler<ChatCompletionChunk> => {
   const answer = makeAnswerBuilder(onText, STOP_REASONS);
   const take = (chunk: ChatCompletionChunk) => {
     answer.usage(openAICounts(chunk.usage));
+    // llama.cpp, asked for it, says how far it has read the prompt (return_progress).
+    const progress = (chunk as { prompt_progress?: { processed?: unknown; total?: unknown } }).prompt_progress;
+    if (progress !== undefined && typeof progress.processed === 'number' && typeof progress.total === 'number') {
+      onProgress?.(harden({ processed: progress.processed, total: progress.total }));
+      return;
+    }
     const choice = chunk.choices?.[0];
     if (choice === undefined) return;
     answer.text(choice.delta?.content);
@@ -131,7 +141,7 @@ const describeFailure = (error: unknown): Failure => describeSdkFailure(error, O
  * SDK sends fields it does not know as they are (its README,
  * "Undocumented request params").
  */
-type OpenAIRequest = ChatCompletionCreateParamsNonStreaming & { cache_prompt?: boolean };
+type OpenAIRequest = ChatCompletionCreateParamsNonStreaming & { cache_prompt?: boolean; return_progress?: boolean };
 
 /** The cache hints this wire may add, each left out once a server refuses it. */
 const CACHE_FIELDS = harden(['prompt_cache_key', 'cache_prompt'] as const);
@@ -187,6 +197,11 @@ export const makeOpenAIProviderFromConfig = (
   const streaming = makeClient(transport.streamFetch);
   const plain = makeClient(transport.fetch);
   const cacheFields = makeCacheFields(config.host);
+  // What the server's model list says (once): its context, and whether it is llama.cpp's.
+  const facts = askOnce(async (): Promise<ModelListFacts> => {
+    if (!takesCachePrompt(config.host)) return NO_FACTS;
+    return readModelList(await plain.models.list().then(page => ({ data: page.data })), config.model);
+  }, NO_FACTS);
   return makeStreamedProvider<OpenAIRequest, ChatCompletionChunk>(
     {
       buildRequest: (messages, tools, cache) => ({
@@ -196,11 +211,14 @@ export const makeOpenAIProviderFromConfig = (
         ...(tools.length > 0 ? { tools: toOpenAITools(tools) } : {}),
         ...cacheFields.of(cache),
       }),
-      openStream: (request, signal) =>
-        streaming.chat.completions.create(
-          { ...request, stream: true, stream_options: { include_usage: true } },
+      openStream: async (request, signal) => {
+        // llama.cpp says how far it has read a long prompt, when asked: life, and news for the person.
+        const { llamaCpp } = await facts();
+        return streaming.chat.completions.create(
+          { ...request, stream: true, stream_options: { include_usage: true }, ...(llamaCpp ? { return_progress: true } : {}) },
           { signal },
-        ),
+        );
+      },
       makeAssembler: makeOpenAIAssembler,
       sendPlain: (request, signal) => plain.chat.completions.create(request, signal ? { signal } : undefined),
       isPlainAnswer: isOpenAICompletion,
@@ -208,6 +226,7 @@ export const makeOpenAIProviderFromConfig = (
       chatPath: '/chat/completions',
       describeFailure,
       refusedField: cacheFields.refused,
+      window: async () => (await facts()).contextTokens,
     },
     config,
     transport,

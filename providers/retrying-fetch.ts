@@ -1,6 +1,6 @@
 // The one HTTP layer under all three SDKs. Each SDK is built with its own
 // retries off and this fetch in their place, so every provider gets the same
-// policy: a timeout per attempt (and, for streamed answers, a stall watch),
+// policy: a timeout per attempt (for streamed answers, a liveness watch),
 // and 429/5xx retried with backoff and jitter, honouring retry-after, at
 // most maxRetries times. The final response, good or bad, goes back to the
 // SDK, which turns it into a result or its error.
@@ -11,6 +11,7 @@ import {
   parseRetryAfter,
 } from './retry-policy.js';
 import { LlmStallError, LlmTimeoutError } from './errors.js';
+import { watchLiveness, type LivenessLimits, type LivenessWatch } from './liveness.js';
 import type { Fetch } from './types.js';
 
 /**
@@ -46,42 +47,23 @@ export interface RetryingFetchOptions {
   readonly now: () => number;
   readonly fetch: Fetch;
   /**
-   * For streamed answers: an attempt from which nothing comes for this
-   * long (no answer, or no further piece of its body) is aborted with an
-   * LlmStallError. Absent for plain requests, whose answer comes whole
-   * only once the model is done.
+   * For streamed answers: how long the model may read before its answer
+   * begins, and then go silent within it (liveness.ts); such an attempt
+   * that runs out is aborted with an LlmStallError, and is bounded by
+   * these instead of timeoutMs (a long answer that keeps coming is not
+   * cut). Absent for plain requests, whose answer comes whole only once
+   * the model is done.
    */
-  readonly stallMs?: number;
+  readonly liveness?: LivenessLimits;
   /** Receives one line per attempt; given only when FAE_DEBUG=1, and already redacting. */
   readonly debugLog?: (line: string) => void;
 }
 
-interface StallWatch {
-  /** Something came: the silence starts again. */
-  readonly restart: () => void;
-  readonly stop: () => void;
-}
-
-/** Calls `abort` with an LlmStallError once `stallMs` pass without a restart; running from now. */
-const watchForStall = (stallMs: number, abort: (reason: LlmStallError) => void): StallWatch => {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const stop = () => clearTimeout(timer);
-  const restart = () => {
-    stop();
-    timer = setTimeout(() => abort(new LlmStallError(stallMs)), stallMs);
-    // Unref'd: a watch left running keeps nothing alive.
-    timer.unref?.();
-  };
-  restart();
-  return { restart, stop };
-};
-
 /**
- * The response with its body read through `watch`: every piece restarts it,
- * and the body's end, failure or cancellation stops it. Bytes, not parsed
- * events, are watched, so a keep-alive the server sends counts as life.
+ * The response with its body read through `watch`: every piece is shown
+ * to it, and the body's end, failure or cancellation stops it.
  */
-const watchBody = (response: Response, watch: StallWatch): Response => {
+const watchBody = (response: Response, watch: LivenessWatch): Response => {
   if (response.body === null) {
     watch.stop();
     return response;
@@ -96,7 +78,7 @@ const watchBody = (response: Response, watch: StallWatch): Response => {
           controller.close();
           return;
         }
-        watch.restart();
+        watch.bytes(value);
         controller.enqueue(value);
       } catch (error) {
         watch.stop();
@@ -142,19 +124,21 @@ const discardBody = async (response: Response) => {
 };
 
 export const makeRetryingFetch = (options: RetryingFetchOptions): Fetch => {
-  const { maxRetries, timeoutMs, stallMs, sleep, random, now, fetch: innerFetch, debugLog } = options;
+  const { maxRetries, timeoutMs, liveness, sleep, random, now, fetch: innerFetch, debugLog } = options;
 
   const attempt = async (input: Parameters<Fetch>[0], init: RequestInit | undefined) => {
-    // The timeout and the stall watch abort with their error as the reason,
-    // which fetch rejects with, and the body stream too: a reply that stops
-    // halfway is a timeout (or a stall) as well, and the connection is
-    // closed either way. The timer runs on while the SDK reads the body, so
-    // it is not cleared here; unref'd, it keeps nothing alive.
+    // The timeout and the liveness watch abort with their error as the
+    // reason, which fetch rejects with, and the body stream too: a reply
+    // that stops halfway is a timeout (or a stall) as well, and the
+    // connection is closed either way. The timer runs on while the SDK
+    // reads the body, so it is not cleared here; unref'd, it keeps nothing alive.
     const ended = new AbortController();
     const end = (reason: Error) => ended.abort(reason);
-    const timer = setTimeout(() => end(new LlmTimeoutError(timeoutMs)), timeoutMs);
-    timer.unref?.();
-    const watch = stallMs === undefined ? undefined : watchForStall(stallMs, end);
+    const watch = liveness === undefined ? undefined : watchLiveness(liveness, phase => end(new LlmStallError(liveness, phase)));
+    if (watch === undefined) {
+      const timer = setTimeout(() => end(new LlmTimeoutError(timeoutMs)), timeoutMs);
+      timer.unref?.();
+    }
     const signal = init?.signal ? AbortSignal.any([init.signal, ended.signal]) : ended.signal;
     try {
       const response = await innerFetch(input, { ...init, signal });

@@ -35,7 +35,7 @@ export interface ChatWire<Request, Event> {
   ) => Request;
   /** Sends the request asking for a stream; its events, once the answer has begun. */
   readonly openStream: (request: Request, signal: AbortSignal) => Promise<AsyncIterable<Event>>;
-  readonly makeAssembler: (onText: TextSink) => StreamAssembler<Event>;
+  readonly makeAssembler: (onText: TextSink, onProgress?: ChatOptions['onProgress']) => StreamAssembler<Event>;
   /** Sends the request asking for a plain answer: that answer, parsed. */
   readonly sendPlain: (request: Request, signal: AbortSignal | undefined) => Promise<unknown>;
   /** Whether a parsed plain answer has the API's shape. */
@@ -53,6 +53,8 @@ export interface ChatWire<Request, Event> {
    * came are each told so too). Undefined for any other failure.
    */
   readonly refusedField?: (failure: Failure) => string | undefined;
+  /** How many tokens the server can read at once, where it says (server-window.ts). */
+  readonly window?: () => Promise<number | undefined>;
 }
 
 const REFUSING_STATUSES: readonly number[] = harden([400, 404, 415, 501]);
@@ -119,12 +121,12 @@ type StreamOutcome = { readonly result: ChatResult } | { readonly failure: Failu
 const tryStream = async <Request, Event>(
   { wire, transport }: Context<Request, Event>,
   request: Request,
-  { signal, onText }: ChatOptions,
+  { signal, onText, onProgress }: ChatOptions,
 ): Promise<StreamOutcome> => {
   // Aborted once this call is over: a stream left early (a failure, a
   // throwing onText) has its connection closed, whatever the SDK does.
   const over = new AbortController();
-  const assembler = wire.makeAssembler(guardSink(onText));
+  const assembler = wire.makeAssembler(guardSink(onText), onProgress);
   try {
     const events = await wire.openStream(request, signal ? AbortSignal.any([signal, over.signal]) : over.signal);
     for await (const event of events) assembler.take(event);
@@ -233,6 +235,12 @@ export const makeStreamedProvider = <Request, Event>(
     return 'result' in outcome ? outcome.result : fail(context, outcome.failure);
   };
 
-  return harden({ kind: config.kind, model: config.model, chat });
+  const { window } = wire;
+  return harden({
+    kind: config.kind,
+    model: config.model,
+    chat,
+    ...(window === undefined ? {} : { contextWindow: () => window() }),
+  });
 };
 harden(makeStreamedProvider);

@@ -93,12 +93,13 @@ export const makeTransport = (
   // error, not an empty reply.
   const fetch = makeAnswerCheckingFetch(makeRetryingFetch(policy));
   const streamFetch = makeAnswerCheckingFetch(
-    makeRetryingFetch({ ...policy, stallMs: config.stallMs }),
+    makeRetryingFetch({ ...policy, liveness: { firstTokenMs: config.firstTokenMs, stallMs: config.stallMs } }),
     isPlainAnswer,
   );
   const sdkTimeoutMs = Math.min(
     MAX_TIMER_MS,
-    (config.timeoutMs + MAX_RETRY_AFTER_MS) * (config.maxRetries + 1),
+    // A streamed answer's headers may wait until the model has read its prompt.
+    (Math.max(config.timeoutMs, config.firstTokenMs) + MAX_RETRY_AFTER_MS) * (config.maxRetries + 1),
   );
   // Wrapped, so that the caller's function is not hardened with the
   // transport, and so that a log that fails never fails a model call.

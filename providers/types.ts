@@ -119,6 +119,17 @@ export interface ChatOptions {
   readonly onText?: (delta: string) => void;
   /** The request belongs to a conversation whose prefix repeats (CacheHints). */
   readonly cache?: CacheHints;
+  /**
+   * Told, where the server says so (llama.cpp), how far it has read the
+   * prompt before its answer begins: tokens processed of the total.
+   */
+  readonly onProgress?: (read: PromptProgress) => void;
+}
+
+/** How far a server has read a prompt. */
+export interface PromptProgress {
+  readonly processed: number;
+  readonly total: number;
 }
 
 export interface Provider {
@@ -130,6 +141,11 @@ export interface Provider {
     tools: readonly ToolSchema[],
     options?: ChatOptions,
   ): Promise<ChatResult>;
+  /**
+   * How many tokens the server can read at once, where it says (asked
+   * once; server-window.ts); undefined where it does not.
+   */
+  contextWindow?(): Promise<number | undefined>;
 }
 
 export type ProviderKind = 'anthropic' | 'openai' | 'ollama';

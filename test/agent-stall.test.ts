@@ -48,7 +48,7 @@ test('a model that stops streaming is given up on after LAL_STALL_MS, the progre
   }
   await server.whenAbandoned(1);
   // Given up as a stall: the host is told so.
-  t.true(await until(async () => (await shown()).some(text => /went 3 s without sending anything/.test(text)), WAIT_MS));
+  t.true(await until(async () => (await shown()).some(text => /went 3 s without a word in the middle of its answer/.test(text)), WAIT_MS));
   const mine = await shown();
   t.is(mine.length, canEdit ? 1 : 2, JSON.stringify(mine));
 });

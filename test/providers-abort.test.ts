@@ -1,9 +1,9 @@
 // Stopping a model call, for every provider, through its SDK over loopback
 // HTTP: aborting the call's signal closes the request's connection (the
 // server sees it go before its answer is complete) and the call rejects
-// with the signal's reason; a retry's wait ends at once; an attempt that
-// outlives LAL_TIMEOUT_MS is closed too, whether no answer came or the
-// answer stopped halfway. Like every test here, this runs in a realm under
+// with the signal's reason; a retry's wait ends at once; a streamed answer
+// that does not begin within LAL_FIRST_TOKEN_MS, or stops halfway for
+// LAL_STALL_MS, is closed too. Like every test here, this runs in a realm under
 // SES lockdown (test/support/lockdown.ts), as the daemon's worker is.
 import test from 'ava';
 import { createProvider, type ChatMessage, type ProviderKind } from '../providers/index.js';
@@ -93,20 +93,20 @@ for (const kind of KINDS) {
     t.is(server.chatRequests.length, 1);
   });
 
-  test(`${kind}: an attempt that outlives LAL_TIMEOUT_MS is closed`, async t => {
+  test(`${kind}: a streamed answer not begun within LAL_FIRST_TOKEN_MS is closed`, async t => {
     const server = await startServer(t, kind);
     server.hold();
-    const provider = createProvider(server.env({ LAL_TIMEOUT_MS: '200', LAL_MAX_RETRIES: '0' }));
-    await t.throwsAsync(provider.chat(hi, []), { message: /did not answer within 200 ms; raise LAL_TIMEOUT_MS/ });
+    const provider = createProvider(server.env({ LAL_FIRST_TOKEN_MS: '200', LAL_MAX_RETRIES: '0' }));
+    await t.throwsAsync(provider.chat(hi, []), { message: /had not begun its answer after 0\.2 s/ });
     await server.whenAbandoned(1);
     t.is(server.abandoned.length, 1);
   });
 
-  test(`${kind}: an answer that stops halfway is a timeout, and its connection is closed`, async t => {
+  test(`${kind}: an answer that stops halfway is a stall, and its connection is closed`, async t => {
     const server = await startServer(t, kind);
     server.stallMidBody();
-    const provider = createProvider(server.env({ LAL_TIMEOUT_MS: '300', LAL_MAX_RETRIES: '0' }));
-    await t.throwsAsync(provider.chat(hi, []), { message: /did not answer within 300 ms; raise LAL_TIMEOUT_MS/ });
+    const provider = createProvider(server.env({ LAL_STALL_MS: '300', LAL_MAX_RETRIES: '0' }));
+    await t.throwsAsync(provider.chat(hi, []), { message: /went 0\.3 s without a word in the middle of its answer/ });
     await server.whenAbandoned(1);
     t.is(server.abandoned.length, 1);
   });

@@ -18,7 +18,9 @@ test('defaults: Ollama on localhost with qwen3 and the documented limits', t => 
       maxMessages: undefined,
       maxRetries: 2,
       timeoutMs: 120000,
+      firstTokenMs: 300000,
       stallMs: 30000,
+      contextTokens: 32000,
       debug: false,
       keepAlive: undefined,
     },
@@ -78,6 +80,7 @@ test('LAL_MODEL, LAL_MAX_TOKENS, LAL_MAX_MESSAGES, LAL_MAX_RETRIES, LAL_TIMEOUT_
     LAL_MAX_RETRIES: '0',
     LAL_TIMEOUT_MS: '5000',
     LAL_STALL_MS: '1500',
+    LAL_FIRST_TOKEN_MS: '60000',
     FAE_DEBUG: '1',
   });
   t.like(config, {
@@ -86,6 +89,7 @@ test('LAL_MODEL, LAL_MAX_TOKENS, LAL_MAX_MESSAGES, LAL_MAX_RETRIES, LAL_TIMEOUT_
     maxMessages: 20,
     maxRetries: 0,
     timeoutMs: 5000,
+    firstTokenMs: 60000,
     stallMs: 1500,
     debug: true,
   });

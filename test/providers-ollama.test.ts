@@ -41,7 +41,7 @@ test('a plain answer, with usage', async t => {
   t.deepEqual(request.body, {
     model: 'qwen-test',
     stream: true,
-    options: { num_predict: 4096 },
+    options: { num_ctx: 32000, num_predict: 4096 },
     messages: [
       { role: 'system', content: 'You are fae.' },
       { role: 'user', content: 'hi' },
@@ -69,7 +69,7 @@ test('a tool call round trip: call, result, answer, with the exact request shape
   t.deepEqual(server.chatRequests[1].body, {
     model: 'qwen-test',
     stream: true,
-    options: { num_predict: 4096 },
+    options: { num_ctx: 32000, num_predict: 4096 },
     tools: [
       {
         type: 'function',
@@ -145,7 +145,7 @@ test('LAL_MAX_TOKENS becomes num_predict, and LAL_AUTH_TOKEN a bearer header', a
   const { server, provider } = await start(t, { LAL_MAX_TOKENS: '64', LAL_AUTH_TOKEN: 'ollama-cloud-key' });
   server.reply({ text: 'partial', stopReason: 'max_tokens' });
   const result = await provider.chat([{ role: 'user', content: 'long story' }], []);
-  t.deepEqual(server.chatRequests[0].body.options, { num_predict: 64 });
+  t.deepEqual(server.chatRequests[0].body.options, { num_ctx: 32000, num_predict: 64 });
   t.is(server.chatRequests[0].headers.authorization, 'Bearer ollama-cloud-key');
   t.is(result.stopReason, 'max_tokens');
 });

@@ -132,7 +132,7 @@ for (const kind of KINDS) {
     const error = await t.throwsAsync(provider.chat(hi, []), { instanceOf: LlmStallError });
     t.regex(
       error.message,
-      /^the model "[^"]+" at http:\/\/127\.0\.0\.1:\d+\S* went 0\.2 s without sending anything \(before its answer began, or in the middle of it\), so its request was closed; .*raise LAL_STALL_MS/,
+      /^the model "[^"]+" at http:\/\/127\.0\.0\.1:\d+\S* went 0\.2 s without a word in the middle of its answer, so its request was closed; .*raise LAL_STALL_MS/,
     );
     t.false(error.message.includes(TEST_TOKEN));
     await server.whenAbandoned(1);
@@ -140,10 +140,11 @@ for (const kind of KINDS) {
     t.true(server.pending >= 1, 'not retried: the reply scripted after it was never asked for');
   });
 
-  test(`${kind}: no first event within LAL_STALL_MS is a stall too`, async t => {
-    const { server, provider } = await setup(t, kind, { LAL_STALL_MS: '200', LAL_MAX_RETRIES: '0' });
+  test(`${kind}: an answer not begun within LAL_FIRST_TOKEN_MS is a stall too, naming that setting`, async t => {
+    const { server, provider } = await setup(t, kind, { LAL_FIRST_TOKEN_MS: '200', LAL_MAX_RETRIES: '0' });
     server.hold();
-    await t.throwsAsync(provider.chat(hi, []), { instanceOf: LlmStallError, message: /went 0\.2 s without sending anything/ });
+    const error = await t.throwsAsync(provider.chat(hi, []), { instanceOf: LlmStallError, message: /had not begun its answer after 0\.2 s/ });
+    t.regex(error.message, /raise LAL_FIRST_TOKEN_MS/);
     await server.whenAbandoned(1);
   });
 

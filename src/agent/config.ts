@@ -1,6 +1,6 @@
 // fae's own settings (the FAE_* variables), read once from the caplet's env
 // and frozen. The LLM settings (LAL_*) belong to providers/config.ts.
-import { stallMsOf } from '../../providers/config.js';
+import { DEFAULT_CONTEXT_TOKENS, stallMsOf } from '../../providers/config.js';
 import { BUILT_IN_GROUP_NAMES, type BuiltInGroup } from '../toolbox/built-ins/built-in-tools.js';
 import { q } from '@endo/errors';
 import { HELD_LIMIT } from '../conversations/held.js';
@@ -117,7 +117,7 @@ export const DEFAULT_TOOL_TIMEOUT_MS = 60_000;
 export const DEFAULT_PROBE_TIMEOUT_MS = 5_000;
 export const DEFAULT_MAX_TRANSCRIPT = 1_000;
 export const DEFAULT_MAX_TOOL_RESULT_CHARS = 50_000;
-export const DEFAULT_CONTEXT_TOKENS = 32_000;
+export { DEFAULT_CONTEXT_TOKENS } from '../../providers/config.js';
 export const DEFAULT_CONCURRENT_TURNS = 4;
 export const DEFAULT_PROGRESS_AFTER_MS = 1500;
 export const DEFAULT_EDITABLE_TURNS = 2;

@@ -43,6 +43,12 @@ export interface ScriptedReply {
    * (a server that answers only once it has written everything).
    */
   readonly trickleMs?: number;
+  /**
+   * llama.cpp's server, asked for it (return_progress): how far it has read
+   * the prompt, in tokens, before the answer begins; the last is the whole
+   * prompt. Each goes out as llama.cpp's progress chunk.
+   */
+  readonly progress?: readonly number[];
 }
 
 export interface ScriptedUsage {
@@ -412,7 +418,16 @@ const openAIEvents = (
       // As OpenAI does when usage is asked for: null until the last chunk.
       ...(includeUsage ? { usage: null } : {}),
     });
-  const events = [chunk({ role: 'assistant', content: '' })];
+  const total = reply.progress?.at(-1) ?? 0;
+  // As llama.cpp sends them: the role delta, and the prompt's progress.
+  const events: StreamEvent[] = (reply.progress ?? []).map(processed =>
+    json({
+      id: `chatcmpl-${n}`, object: 'chat.completion.chunk', created: 1_700_000_000 + n, model,
+      choices: [{ finish_reason: null, index: 0, delta: { role: 'assistant', content: null } }],
+      prompt_progress: { total, cache: 0, processed, time_ms: processed },
+    }),
+  );
+  events.push(chunk({ role: 'assistant', content: '' }));
   for (const content of wordsOf(reply.text)) events.push({ ...chunk({ content }), word: true });
   for (const [index, call] of calls.entries()) {
     const id = call.id ?? `call_${counter.next()}`;

@@ -159,6 +159,14 @@ export interface LlmServerOptions {
   readonly model?: string;
   /** False for a server that cannot stream: every request gets a plain answer (default true). */
   readonly streams?: boolean;
+  /**
+   * How many tokens the server says it reads at once: in its model list
+   * (OpenAI-compatible, as llama.cpp's `meta.n_ctx`) or the model's details
+   * (Ollama's /api/show, `<arch>.context_length`).
+   */
+  readonly window?: number;
+  /** It answers as llama.cpp's server: its model list says so, and it sends progress chunks when asked. */
+  readonly llamaCpp?: boolean;
 }
 
 const CHAT_PATHS: Readonly<Record<LlmKind, (path: string) => boolean>> = {
@@ -308,9 +316,19 @@ const send = (res: ServerResponse, response: WireResponse) => {
 };
 
 /** Answers to the non-chat endpoints the SDKs or setup code may probe. */
-const sideEndpoint = (kind: LlmKind, request: RecordedRequest, model: string): WireResponse | undefined => {
-  if (request.method !== 'GET') return undefined;
+const sideEndpoint = (kind: LlmKind, request: RecordedRequest, model: string, options: LlmServerOptions): WireResponse | undefined => {
   const path = request.path.split('?')[0];
+  if (kind === 'ollama' && request.method === 'POST' && path === '/api/show') {
+    // As Ollama describes a model: its architecture's keys in model_info.
+    return {
+      status: 200,
+      body: {
+        modelfile: '', parameters: '', template: '', details: { family: 'qwen3' },
+        model_info: { 'general.architecture': 'qwen3', ...(options.window === undefined ? {} : { 'qwen3.context_length': options.window }) },
+      },
+    };
+  }
+  if (request.method !== 'GET') return undefined;
   if (kind === 'ollama') {
     if (path === '/') return { status: 200, body: 'Ollama is running' };
     if (path === '/api/version') return { status: 200, body: { version: '0.6.4' } };
@@ -318,7 +336,10 @@ const sideEndpoint = (kind: LlmKind, request: RecordedRequest, model: string): W
     return undefined;
   }
   if (path.endsWith('/models')) {
-    return { status: 200, body: { object: 'list', data: [{ id: model, object: 'model', type: 'model' }] } };
+    const entry = options.llamaCpp
+      ? { id: model, object: 'model', created: 1_700_000_000, owned_by: 'llamacpp', meta: { n_ctx: options.window, n_ctx_train: 40960 } }
+      : { id: model, object: 'model', type: 'model', ...(options.window === undefined ? {} : { max_model_len: options.window }) };
+    return { status: 200, body: { object: 'list', data: [entry] } };
   }
   return undefined;
 };
@@ -414,7 +435,7 @@ export const startLlmServer = async (kind: LlmKind, options: LlmServerOptions = 
     known.request = request;
     requests.push(request);
     if (!request.chat) {
-      send(res, sideEndpoint(kind, request, defaultModel) ?? { status: 404, body: errorBody(kind, 404, `no route for ${request.method} ${request.path}`) });
+      send(res, sideEndpoint(kind, request, defaultModel, options) ?? { status: 404, body: errorBody(kind, 404, `no route for ${request.method} ${request.path}`) });
       return;
     }
     received.notify();
