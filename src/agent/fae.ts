@@ -45,6 +45,7 @@ import { watchOwnNames } from '../daemon/own-names.js';
 import { describeWith, makeSenderNames, trustedSenderNames, type SenderNames } from './authority/sender-names.js';
 import { makeModelNames, type ModelNames } from './authority/model-names.js';
 import { makeAdoptedFrom, type AdoptedFrom } from './authority/adopted-from.js';
+import { makeContextWindow, type ContextWindow } from './limits/context-window.js';
 import { makeUsageAccounts, type UsageAccounts } from './limits/usage-accounts.js';
 import { followBudgetValue, makeBudget, type Budget } from './limits/budget.js';
 import { SEALED_NAMES } from './authority/sealed-names.js';
@@ -200,6 +201,8 @@ interface FaeParts {
   readonly usage: UsageAccounts;
   readonly budget: Budget;
   readonly pace: Pace;
+  /** How many tokens one request may hold: FAE_CONTEXT_TOKENS within the server's word (context-window.ts). */
+  readonly contextWindow: ContextWindow;
   readonly settings: LlmSettings;
   /** /settings: false where fae's settings cannot change while it runs. */
   readonly askSettings: () => boolean;
@@ -211,14 +214,22 @@ interface FaeParts {
 /** The conversations, told of what summaries cost and of own copies to dismiss. */
 const conversationsOf = (
   powers: Ref<GuestPowers>,
-  { config, redact, logger, provider, tally, editable, dismiss, usage }: Pick<
+  { config, redact, logger, provider, tally, editable, dismiss, usage, contextWindow }: Pick<
     FaeParts,
-    'config' | 'redact' | 'logger' | 'provider' | 'tally' | 'editable' | 'dismiss' | 'usage'
+    'config' | 'redact' | 'logger' | 'provider' | 'tally' | 'editable' | 'dismiss' | 'usage' | 'contextWindow'
   >,
 ) =>
   makeConversations(powers, {
     provider,
-    limits: config,
+    // What one request may carry is read as each is made: the server's word may narrow it.
+    limits: harden({
+      get contextTokens() {
+        return contextWindow.tokens();
+      },
+      maxMessages: config.maxMessages,
+      maxTranscript: config.maxTranscript,
+      heldConversations: config.heldConversations,
+    }),
     systemPrompt: systemPromptWith(config.builtIns, config.hostPrompt, { evaluate: config.evaluate === 'review' }),
     redact,
     logger,
@@ -267,6 +278,8 @@ const turnsOn = (
     approvals,
     gives,
     mayUse: parts.adoptedFrom.mayUse,
+    contextWindow: parts.contextWindow,
+    serverWindow: () => parts.provider.contextWindow?.() ?? Promise.resolve(undefined),
   });
 };
 
@@ -439,7 +452,8 @@ export const startFae = (
   // What model calls cost, per correspondent and model, kept across restarts (src/usage/).
   const usage = makeUsageAccounts(powers, { provider, prices: config.prices, logger });
   // One private conversation per correspondent and thread (src/conversations/).
-  const conversations = conversationsOf(powers, { config, redact, logger, provider, tally, editable, dismiss, usage });
+  const contextWindow = makeContextWindow({ configured: config.contextTokens, logger });
+  const conversations = conversationsOf(powers, { config, redact, logger, provider, tally, editable, dismiss, usage, contextWindow });
   // fae's own top-level names, watched once for the registry (tools/ may
   // be replaced) and for the sender names kept between messages.
   const ownNames = watchOwnNames(powers, { logger });
@@ -499,7 +513,7 @@ export const startFae = (
     });
   const parts: FaeParts = {
     ...{ config, logger, redact, provider, cancelled, correspondentOf, tally, states, dismiss, editable, status },
-    ...{ conversations, builtIns, registry, daemonAdapter, usage, budget, pace, settings, adoptedFrom },
+    ...{ conversations, builtIns, registry, daemonAdapter, usage, budget, pace, settings, adoptedFrom, contextWindow },
     askSettings,
     approvalsView: approvals.status,
     revokeGrant: approvals.revoke,

@@ -41,6 +41,8 @@ export const makeProviderSwitch = (initial: Provider | undefined): ProviderSwitc
       return current?.model ?? '(not set up yet)';
     },
     chat,
+    // The current provider's server's word on its context (asked once per provider).
+    contextWindow: async () => current?.contextWindow?.(),
     isSet: () => current !== undefined,
     use: (provider: Provider) => {
       current = provider;

@@ -89,6 +89,7 @@ const PLAIN_TROUBLE: Readonly<Record<ProviderTrouble, string>> = harden({
   refused: 'Sorry — my language model turned me away (it did not accept my key); the host has been told.',
   timeout: 'Sorry — my language model took too long to answer; the host has been told.',
   garbage: 'Sorry — my language model sent me something I could not read; the host has been told.',
+  context: 'Sorry — that was more than my language model can read at once; please send something shorter. The host has been told.',
   failed: 'Sorry — something went wrong while I worked on your message; the host has been told.',
 });
 

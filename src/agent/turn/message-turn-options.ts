@@ -16,6 +16,7 @@ import type { Budget } from '../limits/budget.js';
 import type { Pace } from '../limits/pace.js';
 import type { Approvals } from '../authority/approvals.js';
 import type { Gives } from '../authority/fae-approvals.js';
+import type { ContextWindow } from '../limits/context-window.js';
 import type { Cancellation } from './cancellation.js';
 import type { Deliver } from './deliver.js';
 import type { ProgressReplies } from './progress-reply.js';
@@ -91,6 +92,9 @@ export interface MessageTurnOptions {
    * its turns and the host's only (adopted-from.ts). Every one without it.
    */
   readonly mayUse?: (id: string | undefined, correspondent: string, isHost: boolean) => boolean;
+  /** How many tokens one request may hold (context-window.ts), and the server's word on it (asked once per provider). */
+  readonly contextWindow?: ContextWindow;
+  readonly serverWindow?: () => Promise<number | undefined>;
   /** What /approvals shows (status().approvals). */
   readonly approvalsView?: () => ApprovalsView;
   /** /revoke N: revokes a standing grant; resolves whether there was one. */

@@ -15,7 +15,7 @@ import { correspondentPrefix } from '../../conversations/threads.js';
 import type { TurnScope } from '../../toolbox/built-ins/turn-scope.js';
 import { offeredWhere, type DiscoveredTools } from '../../toolbox/discovered-tools.js';
 import { formatIncomingMessage } from '../../daemon/message-format.js';
-import { troubleOf } from '../../../providers/errors.js';
+import { ContextOverflowError, troubleOf } from '../../../providers/errors.js';
 import type { TurnProgress } from './progress-reply.js';
 import { makeTurnClosing, type Closing } from './turn-closing.js';
 import { turnCancellation, type TurnEnd, type TurnSignals } from './inbox.js';
@@ -322,6 +322,8 @@ export const makeMessageTurns = (options: MessageTurnOptions) => {
     subject: Subject,
   ): Promise<Closing | TurnEnd> => {
     const spent = noUsage();
+    // The server's word on its context, asked once per provider (context-window.ts).
+    options.contextWindow?.fromServer(await options.serverWindow?.().catch(() => undefined));
     const waiting = waitingOf(options, state, { sender, messageKey: keyOf(message), progress, park, cancelled: stop.cancelled }, subject.fromHost);
     const outcome = await runTurn(turn.messages, tools, {
       usage: spent,
@@ -342,6 +344,11 @@ export const makeMessageTurns = (options: MessageTurnOptions) => {
       onModelCall: () =>
         options.settingUp?.() === true ? awaitSettings(options, state, progress, subject.fromHost) : progress.waiting(),
       onText: progress.text,
+      onProgress: read => {
+        progress.reading(read);
+        events.emit({ type: 'progress', message: message.number, text: `the model is reading, ${Math.floor((read.processed / Math.max(1, read.total)) * 100)}%` });
+      },
+      narrowed: error => error instanceof ContextOverflowError && (options.contextWindow?.refused(error.contextTokens) ?? false),
     }).catch(error => {
       // What the calls before the failure spent is spent all the same.
       if (spent.requests > 0) spend(options, spent, state, sender);
@@ -399,6 +406,11 @@ export const makeMessageTurns = (options: MessageTurnOptions) => {
         closing = await commandClosing(options, command, { message, state, subject, tools });
       }
     } catch (error) {
+      // A turn too long for the model would fail again as any later turn's history: it is not kept.
+      if (error instanceof ContextOverflowError) {
+        turn?.abandon();
+        turn = undefined;
+      }
       closing = error instanceof BudgetReached ? budgetClosing(options, subject) : failedClosing(options, error, subject);
     }
     const end = await close(message, { state, turn, progress, earlier, subject, onAnswered: answered }, closing);

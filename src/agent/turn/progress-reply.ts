@@ -219,6 +219,12 @@ export const makeProgressReplies = (
         streamed = '';
         setStatus(reply, `${WORKING} calling ${name}`);
       },
+      /** The server says how far the model has read the prompt (llama.cpp). */
+      reading: ({ processed, total }: { readonly processed: number; readonly total: number }) => {
+        if (total <= 0 || streamed !== '') return;
+        watchQuiet();
+        setStatus(reply, `${WORKING} the model is reading the conversation, ${Math.floor((processed / total) * 100)}%.`);
+      },
       text: (delta: string) => {
         clearTimeout(quietTimer);
         streamed = `${streamed}${delta}`.slice(-SHOWN_CHARS);

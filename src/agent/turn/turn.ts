@@ -65,6 +65,14 @@ export interface TurnDependencies {
   readonly onToolCall?: (tool: string) => void;
   /** Told as each model call begins. */
   readonly onModelCall?: () => void;
+  /**
+   * A model call was refused as too long for the server's context: true
+   * when requests were made smaller, so that the call is worth one more
+   * try (its request is made again, within the new bounds).
+   */
+  readonly narrowed?: (error: unknown) => boolean;
+  /** Told how far the server has read the prompt, where it says (llama.cpp). */
+  readonly onProgress?: ChatOptions['onProgress'];
   /** Told of the model's text as it streams in (providers that stream). */
   readonly onText?: (delta: string) => void;
   /**
@@ -272,12 +280,16 @@ export const runTurn = async (
     // eslint-disable-next-line no-await-in-loop
     const response = await unlessCancelled(cancelled, stop, async signal => {
       // Not hardened: a frozen signal could not be aborted.
-      const options: ChatOptions = { signal, onText: deps.onText };
+      const options: ChatOptions = { signal, onText: deps.onText, onProgress: deps.onProgress };
       deps.onModelCall?.();
-      const request = deps.prepareRequest
-        ? await deps.prepareRequest(transcript, schemas, options)
-        : harden([...transcript]);
-      return provider.chat(request, schemas, options);
+      const ask = async () => {
+        const request = deps.prepareRequest
+          ? await deps.prepareRequest(transcript, schemas, options)
+          : harden([...transcript]);
+        return provider.chat(request, schemas, options);
+      };
+      // Too long for the server: once more, made within what it holds.
+      return ask().catch(error => (deps.narrowed?.(error) ? ask() : Promise.reject(error)));
     });
     if (response === CANCELLED) {
       return { kind: 'cancelled', iterations: iteration, usage };
