@@ -62,8 +62,8 @@ const LLM_CASES: readonly LlmCase[] = [
       s.otherwise(request =>
         request.text.includes('still there?') ? { text: 'pong' } : new Promise(() => {}),
       ),
-    told: /did not answer within 500 ms; raise LAL_TIMEOUT_MS/,
-    faultEnv: { LAL_TIMEOUT_MS: '500', LAL_MAX_RETRIES: '0' },
+    told: /had not begun its answer after 0\.5 s.*raise LAL_FIRST_TOKEN_MS/,
+    faultEnv: { LAL_FIRST_TOKEN_MS: '500', LAL_MAX_RETRIES: '0' },
   },
   { fault: '401', script: s => s.fail(401, `invalid x-api-key ${CANARY}`), told: /denied access \(HTTP 401: invalid x-api-key \[redacted\]\)/ },
   {

@@ -67,6 +67,7 @@ export const FAE_ENV_NAMES: readonly string[] = harden([
   'LAL_MAX_MESSAGES',
   'LAL_MAX_RETRIES',
   'LAL_TIMEOUT_MS',
+  'LAL_FIRST_TOKEN_MS',
   'LAL_STALL_MS',
   'FAE_MAX_ITERATIONS',
   'FAE_TOOL_TIMEOUT_MS',
