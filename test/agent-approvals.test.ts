@@ -334,3 +334,19 @@ test('approved means once: a call approved and maybe run before a crash is asked
   t.true(await until(async () => (await E(world.host).listMessages()).some((m: MessageRecord) => messageText(m).startsWith('tool said: The host denied this'))));
   t.deepEqual(runs, ['x']);
 });
+
+test('a form answered again is told so truthfully: the second answer changes nothing', async t => {
+  if (dialect === 'feb') {
+    t.pass('February has no forms: a request is settled once');
+    return;
+  }
+  const world = await startWithTouch(t);
+  await world.say('Please touch x');
+  const request = await world.nextRequest();
+  await answerApproval(world.host, request, 'approve');
+  t.is(await world.nextText(), 'tool said: touched x');
+  // The Endo Chat UI lets a form be submitted again.
+  await answerApproval(world.host, request, 'approve');
+  t.is(await world.nextText(), 'You had answered that approval request already; this second answer changes nothing.');
+  t.deepEqual(world.runs, ['x']);
+});

@@ -27,6 +27,7 @@ test('/help lists the commands, /status only for the host, with no model call', 
       '- /help — this list',
       '- /tools — the tools I can use now',
       '- /status — how I am doing (for you, my host)',
+      '- /usage — what my model calls have cost, in all and per correspondent (for you, my host)',
       '- /settings — a form to change my language model (for you, my host)',
       '- /approvals — what needs your approval, and your standing approvals (for you, my host)',
       '- /revoke N — revoke standing approval N (for you, my host)',
@@ -86,14 +87,19 @@ test('/status gives the host a short summary without secrets; anyone else is tol
   const status = await ask('/status');
   t.regex(
     status,
-    /^I am running, on the model scripted \(openai\)\.\n\n- messages handled: 2\n- tokens: 12 in, 3 out\n- conversations: 1; storage ok$/,
+    /^I am running, on the model scripted \(openai\)\.\n\n- since I started \(\d{4}-\d\d-\d\d \d\d:\d\d UTC\): 2 messages handled, 12 tokens in, 3 out\n- in all since \d{4}-\d\d-\d\d \d\d:\d\d UTC: 1 model calls, 12 tokens in, 3 out \(\/usage tells more\)\n- conversations: 1; storage ok$/,
   );
+  // What the model calls cost, answered by fae itself: no model call.
+  const usage = await ask('/usage');
+  t.regex(usage, /^What fae's model calls have cost since .*:\n {2}in all: 1 request, 12 tokens in \(0 cached\), 3 out/);
   t.false(status.includes(token));
   const alice = await makeCorrespondent(host);
   await alice.say('/status');
   t.is(await alice.next(), '/status is for my host. /help lists what I answer myself.');
   await alice.say('/settings');
   t.is(await alice.next(), '/settings is for my host. /help lists what I answer myself.');
+  await alice.say('/usage');
+  t.is(await alice.next(), '/usage is for my host. /help lists what I answer myself.');
   await alice.say('/approvals');
   t.is(await alice.next(), '/approvals is for my host. /help lists what I answer myself.');
   await alice.say('/revoke 1');

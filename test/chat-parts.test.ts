@@ -9,7 +9,7 @@ import { parseLine, resolveToolName } from '../src/chat/commands.js';
 import { makeProgress } from '../src/chat/progress.js';
 import { makeRevisions } from '../src/chat/mail-feed.js';
 import { describeInbox } from '../src/chat/inbox-view.js';
-import { describeUsage } from '../src/chat/usage-view.js';
+import { describeUsage } from '../src/usage/usage-view.js';
 import type { MailView } from '../src/chat/mail-feed.js';
 import { DEFAULT_CHAT_DIALECT, parseChatOptions } from '../src/chat/options.js';
 import { checkLlmReachable } from '../src/chat/reachability.js';

@@ -496,9 +496,11 @@ export const startFae = (
     }),
     error => logger.warn('stop-failed', { error }),
   );
+  const startedAt = new Date().toISOString();
   const status = () =>
     harden({
       state,
+      startedAt,
       handledMessages: tally.handledMessages,
       inputTokens: tally.inputTokens,
       outputTokens: tally.outputTokens,

@@ -6,7 +6,7 @@ import type { ChatSession } from './session.js';
 import { CHAT_TOOLS } from './session.js';
 import type { Screen } from './screen.js';
 import { describeInbox } from './inbox-view.js';
-import { describeUsage, type UsageView } from './usage-view.js';
+import { describeUsage, type UsageView } from '../usage/usage-view.js';
 import type { WaitingApproval } from './approvals.js';
 import type { ApprovalsView } from '../agent/host/commands.js';
 

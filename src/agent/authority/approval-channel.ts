@@ -19,6 +19,9 @@ import type { FormField, FormKind, HostForms } from '../host/host-forms.js';
 import { readAnswerValue } from './approval-decision.js';
 import { APPROVAL_HEADING } from './approval-text.js';
 import { STALE_TEXT, makeOwnRequestCopies, titleOf } from './approval-own-copies.js';
+
+/** Said of a second answer to an approval request answered already. */
+export const ANSWERED_TEXT = 'You had answered that approval request already; this second answer changes nothing.';
 import { REPORTED_ALREADY, inBackground } from '../../background.js';
 
 /** What the host answered: the decision as given, and a reason. */
@@ -118,9 +121,9 @@ export const makeApprovalChannel = ({
     /** Late answers to approval forms: after a restart, nothing waits for them. */
     kind: harden({
       recognizes: (description: string) => description.startsWith(APPROVAL_HEADING),
-      onLateAnswer: async () => {
-        logger.event('approval-answered-late', {});
-        await tell(STALE_TEXT);
+      onLateAnswer: async (_values, why) => {
+        logger.event('approval-answered-late', { why });
+        await tell(why === 'again' ? ANSWERED_TEXT : STALE_TEXT);
       },
     }) as FormKind,
   });

@@ -7,13 +7,15 @@ import type { InboxMessage } from '../../daemon/adapter.js';
 import { messageText } from '../../daemon/message-format.js';
 import type { DiscoveredTools } from '../../toolbox/discovered-tools.js';
 import { BUILT_IN_GROUPS } from '../../toolbox/built-ins/built-in-tools.js';
+import { describeUsage, type UsageView } from '../../usage/usage-view.js';
 
-export type Command = 'help' | 'tools' | 'status' | 'forget' | 'settings' | 'approvals' | 'revoke';
+export type Command = 'help' | 'tools' | 'status' | 'usage' | 'forget' | 'settings' | 'approvals' | 'revoke';
 
 const COMMANDS: ReadonlyMap<string, Command> = new Map([
   ['/help', 'help'],
   ['/tools', 'tools'],
   ['/status', 'status'],
+  ['/usage', 'usage'],
   ['/forget', 'forget'],
   ['/settings', 'settings'],
   ['/approvals', 'approvals'],
@@ -55,6 +57,10 @@ export interface StatusView {
   readonly unstoredTurns: number;
   readonly lastError: string;
   readonly lastErrorAt: string;
+  /** When this run of fae started (ISO): what the counts above count since. */
+  readonly startedAt: string;
+  /** What model calls have cost, as stored across restarts (status().usage). */
+  readonly usage?: UsageView;
 }
 
 /** What answering a command works with. */
@@ -95,6 +101,7 @@ const helpText = (fromHost: boolean) =>
     ...(fromHost
       ? [
           '- /status — how I am doing (for you, my host)',
+          '- /usage — what my model calls have cost, in all and per correspondent (for you, my host)',
           '- /settings — a form to change my language model (for you, my host)',
           '- /approvals — what needs your approval, and your standing approvals (for you, my host)',
           '- /revoke N — revoke standing approval N (for you, my host)',
@@ -139,6 +146,9 @@ const toolsText = ({ schemas, origins }: DiscoveredTools, fromHost: boolean) => 
   ].join('\n');
 };
 
+/** An ISO time as a person reads it: "2026-11-28 22:40". */
+const shortTime = (iso: string) => iso.slice(0, 16).replace('T', ' ');
+
 const statusText = (status: StatusView) => {
   const storage =
     status.storage === 'ok'
@@ -148,10 +158,12 @@ const statusText = (status: StatusView) => {
   return [
     `I am ${status.state}, on the model ${status.model} (${status.provider}).`,
     '',
-    `- messages handled: ${status.handledMessages}`,
-    `- tokens: ${status.inputTokens} in, ${status.outputTokens} out`,
+    `- since I started (${shortTime(status.startedAt)} UTC): ${status.handledMessages} messages handled, ${status.inputTokens} tokens in, ${status.outputTokens} out`,
+    ...(status.usage?.total === undefined
+      ? []
+      : [`- in all${status.usage.since === undefined ? '' : ` since ${shortTime(status.usage.since)} UTC`}: ${status.usage.total.requests} model calls, ${status.usage.total.inputTokens} tokens in, ${status.usage.total.outputTokens} out (/usage tells more)`]),
     `- conversations: ${status.conversations}; ${storage}${unstored}`,
-    ...(status.lastError === '' ? [] : [`- last error (${status.lastErrorAt.slice(0, 16).replace('T', ' ')} UTC): ${status.lastError}`]),
+    ...(status.lastError === '' ? [] : [`- last error (${shortTime(status.lastErrorAt)} UTC): ${status.lastError}`]),
   ].join('\n');
 };
 
@@ -192,6 +204,8 @@ export const answerCommand = async (command: Command, context: CommandContext): 
       return toolsText(context.tools, context.fromHost);
     case 'status':
       return context.fromHost ? statusText(context.status()) : '/status is for my host. /help lists what I answer myself.';
+    case 'usage':
+      return context.fromHost ? describeUsage(context.status().usage) : '/usage is for my host. /help lists what I answer myself.';
     case 'approvals':
       return context.fromHost ? approvalsText(context.approvals()) : '/approvals is for my host. /help lists what I answer myself.';
     case 'revoke':

@@ -43,7 +43,12 @@ export type FormValues = Readonly<Record<string, unknown>>;
 export interface FormKind {
   /** Whether a form fae sent, by its description, is of this kind. */
   readonly recognizes: (description: string) => boolean;
-  readonly onLateAnswer: (values: FormValues) => Promise<void>;
+  /**
+   * An answer no one waits for: to a form sent before a restart
+   * ('restarted'), or a second answer to one answered already ('again':
+   * the Endo Chat UI lets a form be submitted again).
+   */
+  readonly onLateAnswer: (values: FormValues, why: 'restarted' | 'again') => Promise<void>;
 }
 
 export interface HostForms {
@@ -75,6 +80,8 @@ interface Sent {
   readonly copyNumber: bigint;
   /** Given the answer's values; undefined once withdrawn, or for a form of an earlier run. */
   answer?: (values: FormValues) => void;
+  /** It was answered already (a later answer changes nothing). */
+  answered?: boolean;
 }
 
 /** A form sent whose own copy has not come yet. */
@@ -145,14 +152,16 @@ export const makeHostForms = ({
       // The first answer goes to who waits; a second one (the Endo Chat UI
       // lets a form be submitted again) to the kind of form, as a late one.
       const waiting = form.answer;
+      const again = form.answered === true;
       form.answer = undefined;
+      form.answered = true;
       if (waiting !== undefined) {
         waiting(values);
         return;
       }
       const kind = kinds().find(candidate => candidate.recognizes(form.description));
       if (kind === undefined) logger.event('form-answer-ignored', { message: message.number });
-      else await kind.onLateAnswer(values);
+      else await kind.onLateAnswer(values, again ? 'again' : 'restarted');
     } catch (error) {
       logger.warn('form-answer-unread', { message: message.number, error });
     } finally {

@@ -1,4 +1,4 @@
-// /usage in the terminal chat: what fae's model calls have cost, as its
+// /usage (the terminal chat, and fae itself for its host): what fae's model calls have cost, as its
 // status() reports it (src/usage/usage-ledger.ts), as a few lines of text.
 
 /** One line's worth of totals, as status().usage gives them. */
