@@ -85,7 +85,7 @@ test('a call that needs approval waits for the host, and runs once approved; the
   t.is(request.type, dialect === 'feb' ? 'request' : 'form');
   const text = String(request.description);
   t.regex(text, /^Approval needed: touch for (HOST|@host) \(request [0-9a-f]{4}\)/);
-  t.regex(text, /While answering your message #\d+, fae's model wants to call touch \(tools\/touch\)/);
+  t.regex(text, /While answering your message "Please touch x", fae's model wants to call touch \(tools\/touch\)/);
   t.regex(text, /what: x/);
   t.deepEqual(world.runs, [], 'nothing ran before the answer');
   await answerApproval(world.host, request, 'approve');
@@ -225,6 +225,41 @@ test('FAE_APPROVE names a tool for one correspondent by identity; a policy value
   await alice.say('note it again');
   await until(async () => plainRuns.length === 2);
   t.true((await textsFromFae(alice.guest)).includes('tool said: touched x'));
+  t.deepEqual(plainRuns, ['x', 'x']);
+});
+
+test('a rule names a correspondent the host named with /name, by identity', async t => {
+  const plainRuns: string[] = [];
+  const world = await startWithTouch(t, {
+    reply: callThenSay('note'),
+    env: { FAE_APPROVE: 'note@carol' },
+    extra: {
+      introducedNames: { note: 'note' },
+      prepare: async (_host, daemon) => {
+        await makeToolCaplet(daemon, 'note', () => makeRecordingTool(plainRuns, { name: 'note', needsApproval: false }));
+      },
+    },
+  });
+  const carol = await makeCorrespondent(world.host, 'carol');
+  const bob = await makeCorrespondent(world.host, 'bob');
+  // fae's directory names neither: the rule holds for every correspondent but the host.
+  await carol.say('note it');
+  const first = await world.nextRequest();
+  const label = /^Approval needed: note for an unnamed sender \((unnamed-[0-9a-f]{8})\)/.exec(String(first.description))?.[1];
+  if (label === undefined) return t.fail(String(first.description));
+  await answerApproval(world.host, first, 'deny');
+  t.regex(await sentStarting(carol.guest, 'tool said:'), /The host denied this/);
+
+  await world.say(`/name ${label} carol`);
+  t.is(await world.nextText(), `From now on I call ${label} carol.`);
+  // Now the rule is carol's alone: bob's call runs unasked, carol's is asked for by her name.
+  await bob.say('note it');
+  await until(async () => plainRuns.length === 1);
+  await carol.say('note it again');
+  const second = await world.nextRequest();
+  t.regex(String(second.description), /^Approval needed: note for carol/);
+  await answerApproval(world.host, second, 'approve');
+  await until(async () => plainRuns.length === 2);
   t.deepEqual(plainRuns, ['x', 'x']);
 });
 

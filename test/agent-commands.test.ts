@@ -31,6 +31,7 @@ test('/help lists the commands, /status only for the host, with no model call', 
       '- /settings — a form to change my language model (for you, my host)',
       '- /approvals — what needs your approval, and your standing approvals (for you, my host)',
       '- /revoke N — revoke standing approval N (for you, my host)',
+      '- /name WHO NAME — call a correspondent NAME from now on, WHO being how I call it now, as in /name unnamed-1a2b3c4d alice (for you, my host)',
       '- /forget — forget our conversation, so that your next message starts afresh',
       '',
       'Anything else you write, I answer with my language model and my tools. Mail me a tool as @name and I can adopt it and use it at once.',
@@ -159,10 +160,10 @@ test('a /forget that fails tells the sender plainly and the host why; nothing is
   await waitForLog(logs, ['message-done'], { from, timeoutMs: 20_000 });
   faults.refuse('remove', args => args[0] === 'conversations');
   await alice.say('/forget');
-  t.is(await alice.next(), '(Note from fae: I could not forget our conversation, so I still remember it; the host has been told.)');
+  t.is(await alice.next(), '(Note from fae: I could not forget our conversation, so I still remember it; my host has been told of this trouble.)');
   t.regex(
     messageText(await nextFromFae()),
-    /^I could not forget a conversation as asked in message #\d+ from an unnamed sender \(unnamed-[0-9a-f]{8}\) \("\/forget"\): could not forget the conversation: .*refused remove.*try again later\.\n/,
+    /^I could not forget a conversation as asked in the message "\/forget" from an unnamed sender \(unnamed-[0-9a-f]{8}\): could not forget the conversation: .*refused remove.*try again later\.\n/,
   );
   await alice.say('what is my colour?');
   await alice.next();

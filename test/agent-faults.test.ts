@@ -187,7 +187,7 @@ test("fae's closing notice reaches the sender although the model dismissed the m
   });
   await nextFromFae();
   await E(host).send('fae', ['loop forever'], [], []);
-  t.regex(messageText(await nextFromFae()), /^I stopped working on message #1 \("loop forever"\) after 2 model calls/);
+  t.regex(messageText(await nextFromFae()), /^I stopped working on your message "loop forever" after 2 model calls/);
   t.regex(toolResults(llm.requests[1])[0], /Message #1 will be dismissed when you finish this turn/);
   // Dismissed once the turn is over all the same.
   for (let i = 0; i < 50 && (await E(fae).listMessages()).some((m: { number: bigint }) => m.number === 1n); i += 1) {

@@ -74,11 +74,11 @@ test('when the model fails, the sender hears so, the host hears why, and the nex
   // Not a provider's error: the plain words for anything else.
   t.is(
     messageText(failure),
-    'Sorry — something went wrong while I worked on your message; the host has been told. (About "are you there?")',
+    'Sorry — something went wrong while I worked on your message; my host has been told of this trouble. (About "are you there?")',
   );
   t.regex(
     messageText(await nextFromFae()),
-    /^I could not answer message #1 from an unnamed sender \(unnamed-[0-9a-f]{8}\) \("are you there\?"\): the model is out to lunch at http:\/\/127\.0\.0\.1:9\n/,
+    /^I could not answer the message "are you there\?" from an unnamed sender \(unnamed-[0-9a-f]{8}\): the model is out to lunch at http:\/\/127\.0\.0\.1:9\n/,
   );
   await E(host).send('fae', ['and now?'], [], []);
   t.is(messageText(await nextFromFae()), 'back again');
@@ -97,7 +97,7 @@ test('a turn stops at FAE_MAX_ITERATIONS model calls and the sender is told', as
   // The host sent it: the operator's detail, with the setting that bounds a turn.
   t.regex(
     messageText(await nextFromFae()),
-    /^I stopped working on message #1 \("loop forever"\) after 3 model calls without finishing \(the limit is FAE_MAX_ITERATIONS=3\)/,
+    /^I stopped working on your message "loop forever" after 3 model calls without finishing \(the limit is FAE_MAX_ITERATIONS=3\)/,
   );
   t.is(llm.requests.length, 3);
   await E(host).send('fae', ['something else'], [], []);
@@ -179,7 +179,7 @@ test('secrets never reach the logs or the mail, even with FAE_DEBUG=1', async t 
   await nextFromFae();
   await E(host).send('fae', [`my key is ${token}`], [], []);
   const failure = messageText(await nextFromFae());
-  t.is(failure, 'Sorry, I could not answer message #1 ("my key is [redacted]"): the server rejected key [redacted]');
+  t.is(failure, 'Sorry, I could not answer your message "my key is [redacted]": the server rejected key [redacted]');
   t.true(logs.some(line => line.includes('debug transcript')));
   t.false(logs.some(line => line.includes(token)));
   t.true(logs.some(line => line.includes('message-received')));

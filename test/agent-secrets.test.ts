@@ -103,7 +103,7 @@ for (const [index, { kind, host: hostFor }] of hostCases.entries()) {
     await nextFromFae();
     await E(host).send('fae', ['hello'], [], []);
     const notice = messageText(await nextFromFae());
-    t.true(notice.startsWith('Sorry, I could not answer message #'), notice);
+    t.true(notice.startsWith('Sorry, I could not answer your message'), notice);
     t.deepEqual(shows(notice), [], notice);
     t.deepEqual(shows(logs.join('\n')), []);
     t.true(logs.some(line => line.includes('turn-failed')));

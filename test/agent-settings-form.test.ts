@@ -190,7 +190,7 @@ test('with settings from the form, the host reads of trouble in the form\'s word
   t.regex(messageText(await started.next()), /^Settings changed: I now use the openai model "m" at /);
   await E(started.host).send('fae', ['are you there?'], [], []);
   const notice = messageText(await started.next());
-  t.true(notice.startsWith(`Sorry, I could not answer message #`), notice);
+  t.true(notice.startsWith(`Sorry, I could not answer your message`), notice);
   t.regex(notice, /cannot reach the LLM at .*; check the provider URL in \/settings and that the server is running$/);
   t.false(notice.includes('LAL_'), notice);
   const status = await E(await started.controller()).status();

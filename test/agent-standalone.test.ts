@@ -23,7 +23,7 @@ test('the built caplet starts and answers in a plain locked-down Node process', 
   const reply = calls.find(call => call[0] === 'reply');
   t.is(reply?.[1], '0n');
   // The host sent it: one answer, with the operator's detail, and no report besides.
-  t.regex(String((reply?.[2] as string[])[0]), /^Sorry, I could not answer message #0 \("hello"\): .*cannot reach the LLM at http:\/\/127\.0\.0\.1:9\/v1/);
+  t.regex(String((reply?.[2] as string[])[0]), /^Sorry, I could not answer your message "hello": .*cannot reach the LLM at http:\/\/127\.0\.0\.1:9\/v1/);
   t.is(calls.filter(call => call[0] === 'send').length, 1, 'only the ready message was sent');
   t.true(stdout.includes('[fae] message-received message=0 from=HOST'));
 });

@@ -89,7 +89,7 @@ for (const kind of KINDS) {
     // The answer starts, then stops halfway.
     server.stallMidBody();
     await E(host).send('fae', ['a question'], [], []);
-    t.regex(messageText(await nextFromFae()), /^Sorry, I could not answer message #1 \("a question"\): the model .* went 3 s without a word in the middle of its answer/);
+    t.regex(messageText(await nextFromFae()), /^Sorry, I could not answer your message "a question": the model .* went 3 s without a word in the middle of its answer/);
     await server.whenAbandoned(1);
     t.is(server.abandoned.length, 1);
   });

@@ -42,12 +42,12 @@ test("a correspondent's failure notice is plain and names its message; the host 
   const alice = await makeCorrespondent(host);
   await alice.say('what is the weather in Paris tomorrow?');
   const notice = await alice.next();
-  t.is(notice, 'Sorry — I can\'t reach my language model right now; the host has been told. (About "what is the weather in…")');
+  t.is(notice, 'Sorry — I can\'t reach my language model right now; my host has been told of this trouble. (About "what is the weather in…")');
   t.notRegex(notice, OPERATOR_DETAIL);
   const report = messageText(await nextFromFae());
   t.true(
-    /^I could not answer message #1 from an unnamed sender \(unnamed-[0-9a-f]{8}\) /.test(report) &&
-      report.includes(`("what is the weather in…"): cannot reach the LLM at ${url}`),
+    /^I could not answer the message "what is the weather in…" from an unnamed sender \(unnamed-[0-9a-f]{8}\): /.test(report) &&
+      report.includes(`: cannot reach the LLM at ${url}`),
     report,
   );
   t.regex(report, /check LAL_HOST/);
@@ -60,18 +60,18 @@ test('the host hears once of two failures of one kind in a row, and again of ano
   const { host } = await startReadyFae(t, { provider: llm.provider });
   const alice = await makeCorrespondent(host);
   await alice.say('first');
-  t.is(await alice.next(), 'Sorry — I can\'t reach my language model right now; the host has been told. (About "first")');
+  t.is(await alice.next(), 'Sorry — I can\'t reach my language model right now; my host has been told of this trouble. (About "first")');
   await alice.say('second');
-  t.is(await alice.next(), 'Sorry — I can\'t reach my language model right now; the host has been told. (About "second")');
+  t.is(await alice.next(), 'Sorry — I can\'t reach my language model right now; my host has been told of this trouble. (About "second")');
   await alice.say('third');
-  t.is(await alice.next(), 'Sorry — my language model took too long to answer; the host has been told. (About "third")');
+  t.is(await alice.next(), 'Sorry — my language model took too long to answer; my host has been told of this trouble. (About "third")');
   await alice.say('ping');
   t.is(await alice.next(), 'pong');
   // Each turn reports before the next of its sender starts: all are in.
   const reports = await reportsTo(host);
   t.is(reports.length, 2, reports.join('\n---\n'));
-  t.regex(reports[0], /^I could not answer message #\d+ from an unnamed sender \(unnamed-[0-9a-f]{8}\) \("first"\): cannot reach the LLM/);
-  t.regex(reports[1], /^I could not answer message #\d+ from an unnamed sender \(unnamed-[0-9a-f]{8}\) \("third"\): the LLM .* did not answer within 500 ms; raise LAL_TIMEOUT_MS/);
+  t.regex(reports[0], /^I could not answer the message "first" from an unnamed sender \(unnamed-[0-9a-f]{8}\): cannot reach the LLM/);
+  t.regex(reports[1], /^I could not answer the message "third" from an unnamed sender \(unnamed-[0-9a-f]{8}\): the LLM .* did not answer within 500 ms; raise LAL_TIMEOUT_MS/);
 });
 
 test("a host's failing message gets one answer, the detailed one, which counts as the report", async t => {
@@ -79,7 +79,7 @@ test("a host's failing message gets one answer, the detailed one, which counts a
   const { host, ask } = await startReadyFae(t, { provider: llm.provider });
   t.is(
     await ask('hello?'),
-    'Sorry, I could not answer message #1 ("hello?"): cannot reach the LLM at http://127.0.0.1:9/v1 (ECONNREFUSED); check LAL_HOST and that the server is running',
+    'Sorry, I could not answer your message "hello?": cannot reach the LLM at http://127.0.0.1:9/v1 (ECONNREFUSED); check LAL_HOST and that the server is running',
   );
   t.is(await ask('ping'), 'pong', 'no second message about the first');
   // The host has just read of this kind: a correspondent's failure of it is not reported again.
@@ -105,7 +105,7 @@ test("a correspondent's turn at the iteration limit: plain words to it, FAE_MAX_
   t.notRegex(notice, OPERATOR_DETAIL);
   t.regex(
     messageText(await nextFromFae()),
-    /^I stopped working on message #1 from an unnamed sender \(unnamed-[0-9a-f]{8}\) \("loop forever please"\) after 2 model calls without finishing \(the limit is FAE_MAX_ITERATIONS=2\)\./,
+    /^I stopped working on the message "loop forever please" from an unnamed sender \(unnamed-[0-9a-f]{8}\) after 2 model calls without finishing \(the limit is FAE_MAX_ITERATIONS=2\)\./,
   );
 });
 
@@ -117,7 +117,7 @@ test("a correspondent's cut-off answer says so plainly; the host is told of LAL_
   t.is(await alice.next(), 'The list is long and\n\n(This answer was cut off at my length limit.)');
   t.regex(
     messageText(await nextFromFae()),
-    /^My answer to message #1 from an unnamed sender \(unnamed-[0-9a-f]{8}\) \("list everything"\) was cut off at the output limit; raise LAL_MAX_TOKENS/,
+    /^My answer to the message "list everything" from an unnamed sender \(unnamed-[0-9a-f]{8}\) was cut off at the output limit; raise LAL_MAX_TOKENS/,
   );
 });
 
@@ -130,7 +130,7 @@ test('a message that starts with a secret is named without it, to the sender and
   const notice = await alice.next();
   t.regex(notice, /\(About "\[redacted\] is my key"\)$/);
   const report = messageText(await nextFromFae());
-  t.regex(report, /\("\[redacted\] is my key"\)/);
+  t.regex(report, /the message "\[redacted\] is my key" from/);
   // Not even the part a cut would leave.
   for (const text of [notice, report, ...logs]) t.false(text.includes(token.slice(0, 12)), text);
 });

@@ -66,14 +66,14 @@ test("February: the value the host resolves with is read as a decision", t => {
 });
 
 const call = (tool: string, args: Record<string, unknown>, petName?: string) =>
-  harden({ tool, petName, args, asker: 'alice', message: 7n, tag: 'beef' });
+  harden({ tool, petName, args, asker: 'alice', about: '"please list the files…"', tag: 'beef' });
 const textOf = (tool: string, args: Record<string, unknown>, petName?: string) =>
   approvalText(call(tool, args, petName), { waitText: '10 minutes', answering: 'Answer here.' });
 
 test('the request says who asked, what, and how to answer', t => {
   const text = textOf('runCommand', { command: 'ls -la', timeout: 500 }, 'run-command');
   t.true(text.startsWith('Approval needed: runCommand for alice (request beef)\n\n'));
-  t.regex(text, /While answering alice's message #7, fae's model wants to call runCommand \(tools\/run-command\)/);
+  t.regex(text, /While answering alice's message "please list the files…", fae's model wants to call runCommand \(tools\/run-command\)/);
   t.regex(text, /The command:\n {2}\$ ls -la\ntimeout: 500\n/);
   t.regex(text, /I wait 10 minutes for your answer; after that it counts as a denial\.\nAnswer here\.$/);
   t.regex(textOf('send', { recipient: 'bob', strings: ['hi'] }), /\(a built-in tool\)[\s\S]*recipient: bob\nstrings: \["hi"\]/);

@@ -13,7 +13,7 @@ const refusal = (shown: string, holds: string) => `${JSON.stringify(shown)} is $
 
 test('the usage record, the budget, the LLM settings, the approval policy and grants, and the records of model names and approved calls are sealed like the conversations', async t => {
   const values = SEALED_NAMES.filter(({ name }) => name !== 'conversations');
-  t.deepEqual(values.map(({ name }) => name), ['usage', 'budget', 'llm-settings', 'approval-policy', 'approval-grants', 'model-names', 'approved-calls', 'adopted-from']);
+  t.deepEqual(values.map(({ name }) => name), ['usage', 'budget', 'llm-settings', 'approval-policy', 'approval-grants', 'model-names', 'approved-calls', 'adopted-from', 'correspondent-names']);
   const { powers, call, special } = await startGuestWithBuiltIns(t, {
     prepare: async host => E(host).storeValue('scratch value', 'scratch'),
     introduced: ['scratch'],

@@ -305,12 +305,12 @@ test('a failed turn leaves a note, so two user messages never follow each other 
   t.teardown(() => daemon.stop());
   await nextFromFae(WAIT_MS);
   await E(host).send('fae', ['first try'], [], []);
-  t.regex(messageText(await nextFromFae(WAIT_MS)), /^Sorry, I could not answer message #1/);
+  t.regex(messageText(await nextFromFae(WAIT_MS)), /^Sorry, I could not answer your message/);
   await E(host).send('fae', ['second try'], [], []);
   t.is(messageText(await nextFromFae(WAIT_MS)), 'better now');
   const roles = llm.requests[1].messages.map(m => m.role);
   t.deepEqual(roles, ['system', 'user', 'assistant', 'user']);
-  t.regex(llm.requests[1].messages[2].content, /could not answer message #1 \("first try"\): the LLM is overloaded/);
+  t.regex(llm.requests[1].messages[2].content, /could not answer your message "first try": the LLM is overloaded/);
 });
 
 test('forgetConversation forgets the sender’s conversation only; status counts what fae holds', async t => {

@@ -22,7 +22,7 @@ import { specialNames, type LocalDaemon } from './support/daemon.js';
 const KINDS: readonly ProviderKind[] = ['openai', 'anthropic', 'ollama'];
 const CANARY = TEST_TOKEN;
 // The host asks, so it reads the operator's detail as the answer.
-const SORRY = /^Sorry, I could not answer message #\d+ \("[^"]*"\): /;
+const SORRY = /^Sorry, I could not answer your message "[^"]*": /;
 // Short bounds, but not so short that a loaded machine trips them: the
 // cases that test a timeout set their own.
 const FAST = { LAL_TIMEOUT_MS: '30000', LAL_MAX_RETRIES: '1', FAE_TOOL_TIMEOUT_MS: '30000' };

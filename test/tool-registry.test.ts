@@ -131,11 +131,11 @@ test('an adopted tool is usable in the same turn, reading only that tool', async
   // attachment (once as the turn starts, to know who gave it: given-by.ts)
   // and the adopted name, and what the turn's view identifies to judge the
   // adopt (the paths' prefixes and the sealed conversations, usage,
-  // budget, LLM settings, approval policy and grants, and fae's records of model names, approved calls and who gave what, each time; fae's
+  // budget, LLM settings, approval policy and grants, and fae's records of model names, approved calls, who gave what and the host's names for its correspondents, each time; fae's
   // own agent, handle, host, mail and, on the newer daemons, network,
   // once a turn: path-checks.ts).
   t.is(daemon.callCounts().list ?? 0, 0);
-  t.is(daemon.callCounts().identify, dialect === 'feb' ? 29 : 30);
+  t.is(daemon.callCounts().identify, dialect === 'feb' ? 31 : 32);
   t.false(logs.some(line => line.includes('tools-listed')));
   await daemon.stop();
 });

@@ -42,7 +42,8 @@ import { asStrings, makeDeliver } from './turn/deliver.js';
 import { makeHostReports } from './host/host-reports.js';
 import type { ApprovalsView, StatusView } from './host/commands.js';
 import { watchOwnNames } from '../daemon/own-names.js';
-import { describeWith, makeSenderNames, trustedSenderNames, type SenderNames } from './authority/sender-names.js';
+import { describeWithHostNames, makeSenderNames, trustedSenderNames, type SenderNames } from './authority/sender-names.js';
+import { makeHostNames, type HostNames } from './authority/host-names.js';
 import { makeModelNames, type ModelNames } from './authority/model-names.js';
 import { makeAdoptedFrom, type AdoptedFrom } from './authority/adopted-from.js';
 import { makeContextWindow, type ContextWindow } from './limits/context-window.js';
@@ -149,6 +150,7 @@ interface StartupParts {
   readonly registry: ToolRegistry;
   readonly modelNames: ModelNames;
   readonly adoptedFrom: AdoptedFrom;
+  readonly hostNames: HostNames;
 }
 
 /**
@@ -158,12 +160,13 @@ interface StartupParts {
  * directory another call has formulated but not yet named. Resolves
  * whether this is fae's first start (it then says it is ready).
  */
-const prepare = async ({ powers, logger, config, conversations, registry, modelNames, adoptedFrom }: StartupParts) => {
+const prepare = async ({ powers, logger, config, conversations, registry, modelNames, adoptedFrom, hostNames }: StartupParts) => {
   const firstStart = await bestEffort(logger, 'tools-directory', () => provideToolsDirectory(powers, logger), false);
   await bestEffort(logger, 'conversations', () => conversations.start(), undefined);
   // Before any turn, so that no name is trusted that the model wrote, and no correspondent's tool offered to others.
   await bestEffort(logger, 'model-names', () => modelNames.start(), undefined);
   await bestEffort(logger, 'adopted-from', () => adoptedFrom.start(), undefined);
+  await bestEffort(logger, 'correspondent-names', () => hostNames.start(), undefined);
   await bestEffort(
     logger,
     'introduced-tools',
@@ -194,6 +197,10 @@ interface FaeParts {
   readonly builtIns: BuiltIns;
   readonly registry: ToolRegistry;
   readonly senderNames: SenderNames;
+  /** How a sender is named to the model and the host: the host's own name first, then fae's trusted names. */
+  readonly describeSender: (from: string, correspondent: string) => Promise<string>;
+  /** The names the host gave fae for its correspondents (/name). */
+  readonly hostNames: HostNames;
   /** Who gave fae each capability it kept from its mail: whose tools a turn may use. */
   readonly adoptedFrom: AdoptedFrom;
   readonly daemonAdapter: Promise<DaemonAdapter>;
@@ -259,7 +266,7 @@ const turnsOn = (
     hostWords: parts.settings.hostWords,
     offered: () => registry.current(),
     deliver: makeDeliver(daemon, logger, redact, parts.senderNames),
-    describeSender: describeWith(parts.senderNames),
+    describeSender: parts.describeSender,
     isOwn: message => formulaIdOf(message.from) === daemon.selfId,
     progress: makeProgressReplies(daemon, {
       afterMs: config.progressAfterMs,
@@ -278,6 +285,7 @@ const turnsOn = (
     approvals,
     gives,
     mayUse: parts.adoptedFrom.mayUse,
+    nameCorrespondent: parts.hostNames.name,
     contextWindow: parts.contextWindow,
     serverWindow: () => parts.provider.contextWindow?.() ?? Promise.resolve(undefined),
   });
@@ -461,6 +469,17 @@ export const startFae = (
   const modelNames = makeModelNames({ powers, logger });
   // Who gave fae each capability it kept from its mail (adopted-from.ts).
   const adoptedFrom = makeAdoptedFrom({ powers, logger });
+  // The host's own names for its correspondents (/name; host-names.ts).
+  const hostNames = makeHostNames({ powers, logger });
+  // Kept while fae's names stay as they are (sender-names.ts): no daemon
+  // call for a sender seen before. Only names the model did not write.
+  const senderNames = makeSenderNames(
+    trustedSenderNames(async from => (await daemonAdapter).senderNames(from), {
+      trusts: modelNames.trusts,
+      isHost: async from => (await daemonAdapter).isFromHost({ from }),
+    }),
+    ownNames,
+  );
   // Made once the daemon is known (run below); until then nothing is hidden, as nothing was asked.
   let forms: HostForms | undefined;
   const formAnswers = harden({
@@ -474,7 +493,7 @@ export const startFae = (
       ...{ ownNames, modelNames, adoptedFrom, formAnswers },
       // fae's own messages are the model's own: "you", not a stranger.
       nameSender: async from =>
-        (await daemonAdapter).isOwnMessage({ from }) ? 'you' : describeWith(parts.senderNames)(from, formulaIdOf(from) ?? from),
+        (await daemonAdapter).isOwnMessage({ from }) ? 'you' : parts.describeSender(from, formulaIdOf(from) ?? from),
     },
   );
   const budget = makeBudget({ settings: { tokens: config.budgetTokens, host: config.budgetHost }, logger, tellHost });
@@ -486,6 +505,7 @@ export const startFae = (
     ...{ config, powers, logger, redact, ownNames, tellHost },
     trusts: modelNames.trusts,
     giverOf: adoptedFrom.giverOf,
+    namedByHost: hostNames.idOf,
   });
   inBackground(
     cancelled.promise.then(() => {
@@ -521,22 +541,16 @@ export const startFae = (
     revokeGrant: approvals.revoke,
     events: makeFaeEvents(),
     copies: makeOwnCopyWaits(),
-    // Kept while fae's names stay as they are (sender-names.ts): no daemon
-    // call for a sender seen before. Only names the model did not write.
-    senderNames: makeSenderNames(
-      trustedSenderNames(async from => (await daemonAdapter).senderNames(from), {
-        trusts: modelNames.trusts,
-        isHost: async from => (await daemonAdapter).isFromHost({ from }),
-      }),
-      ownNames,
-    ),
+    senderNames,
+    describeSender: describeWithHostNames(senderNames, hostNames),
+    hostNames,
   };
 
   const run = async () => {
     const daemon = await daemonAdapter;
-    const firstStart = await prepare({ powers, logger, config, conversations, registry, modelNames, adoptedFrom });
+    const firstStart = await prepare({ powers, logger, config, conversations, registry, modelNames, adoptedFrom, hostNames });
     forms = makeHostForms({ powers, daemon, logger, dismiss, kinds: () => [settings.kind, ...approvals.kinds()] });
-    const describe = describeWith(parts.senderNames);
+    const describe = parts.describeSender;
     const asking = await approvals.start(daemon, forms, {
       dismiss,
       reviewed: builtIns.reviewed,

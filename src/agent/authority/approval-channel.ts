@@ -108,12 +108,12 @@ export const makeApprovalChannel = ({
     answering: (asker: string, tool: string) =>
       forms.available
         ? `Answer with the form's decision: approve; deny; "always for ${asker}" (from now on ${tool} needs no approval in ${asker}'s turns); or "always" (in everyone's). Anything else, or nothing, is a denial. A reason, if you give one, is passed on to the model.`
-        : `Answer this request: resolve it with any value to approve once (endo resolve NUMBER NAME), or with the text "always for ${asker}" or "always" for a standing approval (endo store --text always --name decision, then endo resolve NUMBER decision); reject it to deny (endo reject NUMBER "reason"), the reason passed on to the model.`,
+        : `Answer this request by its number in your inbox, N: endo resolve N SELF approves once; for a standing approval, endo store --text "always for ${asker}" (or "always") --name decision, then endo resolve N decision; endo reject N "reason" denies, the reason passed on to the model.`,
     /** How the host answers a request to hand something to `recipient`. */
     answeringGive: (recipient: string) =>
       forms.available
         ? `Answer with the form's decision: approve (this once); deny; or "always" (from now on what is named here may go to ${recipient} without asking you). Anything else, or nothing, is a denial. A reason, if you give one, is passed on to the model.`
-        : `Answer this request: resolve it with any value to approve once (endo resolve NUMBER NAME), or with the text "always" to let what is named here go to ${recipient} from now on without asking (endo store --text always --name decision, then endo resolve NUMBER decision); reject it to deny (endo reject NUMBER "reason"), the reason passed on to the model.`,
+        : `Answer this request by its number in your inbox, N: endo resolve N SELF approves once; to let what is named here go to ${recipient} from now on without asking, endo store --text always --name decision, then endo resolve N decision; endo reject N "reason" denies, the reason passed on to the model.`,
     /** For the inbox: fae's own copy of something it asked its host; true when it is one (nothing else is told of it). */
     noteOwn: copies.note,
     /** Whether a message is fae's own copy of an approval request or an evaluation (the tools never see one). */

@@ -63,7 +63,7 @@ export const makeGiveGate = ({ grants, hostWait, channel, givenBy, logger, tellH
     const what = pending.map(item => item.shown).join(', ');
     const word = senderWord(recipient);
     const text = giveApprovalText(
-      { how: give.how, items: pending.map(item => item.shown), recipient, asker: turn.sender, askerIsHost: turn.fromHost, message: turn.message, tag: newTag() },
+      { how: give.how, items: pending.map(item => item.shown), recipient, asker: turn.sender, askerIsHost: turn.fromHost, about: turn.about, tag: newTag() },
       { waitText: hostWait.waitText, answering: channel.answeringGive(word) },
     );
     const outcome = await hostWait.wait(text, word, `give ${what}`, ask);

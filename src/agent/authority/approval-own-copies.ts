@@ -50,7 +50,7 @@ export const makeOwnRequestCopies = ({
     const firstLine = String(message.source ?? '').split('\n')[0].slice(0, 80);
     inBackground(
       tell(
-        `An evaluation I asked for before I was restarted still waits in your inbox (its code begins ${JSON.stringify(firstLine)}): nothing waits for its result any more. Reject it (endo reject NUMBER) rather than approve it, which would run its code for nobody.`,
+        `An evaluation I asked for before I was restarted still waits in your inbox (its code begins ${JSON.stringify(firstLine)}): nothing waits for its result any more. Reject it (endo reject with its number in your inbox) rather than approve it, which would run its code for nobody.`,
       ),
       REPORTED_ALREADY,
     );

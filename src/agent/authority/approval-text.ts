@@ -27,8 +27,8 @@ export interface ApprovalCall {
   readonly asker: string;
   /** Whoever asked is the host, who reads the request. */
   readonly askerIsHost?: boolean;
-  /** The message whose turn made the call. */
-  readonly message: bigint;
+  /** The message whose turn made the call, by its first words, quoted (its number is fae's own). */
+  readonly about?: string;
   /** Tells this request apart from every other (a few hex digits). */
   readonly tag: string;
   /** This very call was approved before fae was restarted, and may have run. */
@@ -147,6 +147,10 @@ export const unshownArguments = (args: Readonly<Record<string, unknown>>, redact
 };
 harden(unshownArguments);
 
+/** "your message" or "alice's message", with its first words where it has some. */
+const messageWords = ({ askerIsHost, asker, about }: { askerIsHost?: boolean; asker: string; about?: string }) =>
+  `${askerIsHost ? 'your' : `${asker}'s`} message${about === undefined ? '' : ` ${about}`}`;
+
 /** The request's first line: what it is about, and its tag. */
 export const approvalTitle = ({ tool, asker, tag }: Pick<ApprovalCall, 'tool' | 'asker' | 'tag'>) =>
   `${APPROVAL_HEADING} ${tool} for ${asker} (request ${tag})`;
@@ -163,7 +167,7 @@ export const approvalText = (call: ApprovalCall, { waitText, answering }: { wait
   return [
     approvalTitle(call),
     '',
-    `While answering ${call.askerIsHost ? 'your' : `${call.asker}'s`} message #${call.message}, fae's model wants to call ${call.tool} (${where}), which needs your approval first. Nothing runs until you approve. What runs is shown whole below.`,
+    `While answering ${messageWords(call)}, fae's model wants to call ${call.tool} (${where}), which needs your approval first. Nothing runs until you approve. What runs is shown whole below.`,
     '',
     ...(call.mayHaveRun
       ? ['This very call was approved before I was restarted, and it may have run already. Approve it only if it should run again.', '']
@@ -185,7 +189,8 @@ export interface GiveCall {
   readonly recipient: string;
   readonly asker: string;
   readonly askerIsHost?: boolean;
-  readonly message: bigint;
+  /** The message whose turn wants it, by its first words, quoted. */
+  readonly about?: string;
   readonly tag: string;
 }
 
@@ -207,7 +212,7 @@ export const giveApprovalText = (call: GiveCall, { waitText, answering }: { wait
   [
     giveTitle(call),
     '',
-    `While answering ${call.askerIsHost ? 'your' : `${call.asker}'s`} message #${call.message}, fae's model wants to hand this to ${call.recipient}, ${HOW[call.how]}:`,
+    `While answering ${messageWords(call)}, fae's model wants to hand this to ${call.recipient}, ${HOW[call.how]}:`,
     ...call.items.map(item => `  - ${showingEverything(item)}`),
     '',
     `Whoever holds a capability can use it themselves, for as long as it exists, without asking you or fae. Nothing is handed over until you approve.`,

@@ -36,6 +36,8 @@ export interface ApprovalTurn {
   readonly correspondent: string;
   /** How fae names the sender (a pet name, or "an unnamed sender"). */
   readonly sender: string;
+  /** The message's first words, quoted, for what the host reads (fae's own number means nothing there). */
+  readonly about?: string;
   readonly fromHost: boolean;
 }
 
@@ -83,6 +85,8 @@ export interface ApprovalsOptions {
   readonly trusts: (path: readonly string[]) => boolean;
   /** The approved calls that may have run before a restart (approved-calls.ts); none kept without it. */
   readonly approvedCalls?: ApprovedCalls;
+  /** The correspondent the host named so (/name, host-names.ts): a rule's WHO is read from it first. */
+  readonly namedByHost?: (name: string) => string | undefined;
 }
 
 /** What a standing approval would name: a tool, none for one that cannot be identified, or never (each call reviewed). */
@@ -139,12 +143,12 @@ const decide = async (
     return refused(`The host denied this: ${reason === '' ? 'no reason given' : reason}. Do not try it again in this turn; go on without it, or tell the sender.`);
   }
   audit(ask, 'denied', 'unclear answer', started, decision.why);
-  await tellHost(`I took your answer on ${ask.name} for ${turn.sender} (message #${turn.message}) as a denial: ${decision.why}.`).catch(() => {});
+  await tellHost(`I took your answer on ${ask.name} for ${turn.sender} as a denial: ${decision.why}.`).catch(() => {});
   return refused(`The host's answer was not understood (${decision.why}), so this was not run; it counts as a denial.`);
 };
 
 export const makeApprovals = (options: ApprovalsOptions) => {
-  const { powers, policy, grants, hostWait, channel, logger, redact, tellHost, reviewed, trusts, approvedCalls } = options;
+  const { powers, policy, grants, hostWait, channel, logger, redact, tellHost, reviewed, trusts, approvedCalls, namedByHost } = options;
 
   /**
    * Whether one of the rules naming a tool applies in this turn: WHO
@@ -159,6 +163,8 @@ export const makeApprovals = (options: ApprovalsOptions) => {
       rules.map(async ({ who }) => {
         if (who === 'HOST') return turn.fromHost;
         const name = who as string;
+        const named = namedByHost?.(name);
+        if (named !== undefined) return named === turn.correspondent;
         if (!trusts([name])) return !turn.fromHost;
         const id = await Promise.resolve(E(powers).identify(name)).catch(() => undefined);
         return typeof id === 'string' ? (formulaIdOf(id) ?? id) === turn.correspondent : !turn.fromHost;
@@ -186,7 +192,7 @@ export const makeApprovals = (options: ApprovalsOptions) => {
       audit(ask, 'denied', 'fae', started, unshown);
       return refused(unshown);
     }
-    const call = { tool: name, ...origin, args: ask.args, asker: turn.sender, askerIsHost: turn.fromHost, message: turn.message, tag: newTag(), mayHaveRun };
+    const call = { tool: name, ...origin, args: ask.args, asker: turn.sender, askerIsHost: turn.fromHost, about: turn.about, tag: newTag(), mayHaveRun };
     const text = approvalText(call, { waitText: hostWait.waitText, answering: channel.answering(senderWord(turn.sender), name) });
     const outcome = await hostWait.wait(text, senderWord(turn.sender), name, ask);
     switch (outcome.kind) {

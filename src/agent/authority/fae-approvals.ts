@@ -32,7 +32,10 @@ export const makeFaeApprovals = ({
   tellHost,
   trusts,
   giverOf,
+  namedByHost,
 }: {
+  /** The correspondent the host named so (/name), if any. */
+  readonly namedByHost: (name: string) => string | undefined;
   readonly trusts: (path: readonly string[]) => boolean;
   /** Who gave fae a capability it kept from its mail (adopted-from.ts), if a correspondent did. */
   readonly giverOf: (id: string) => string | undefined;
@@ -68,7 +71,7 @@ export const makeFaeApprovals = ({
       channel = makeApprovalChannel({ daemon, powers, forms, logger, tellHost, dismiss });
       const hostWait = makeHostWait({ channel, timeoutMs: config.approvalTimeoutMs });
       gate = makeApprovals({
-        ...{ powers, policy, grants, channel, hostWait, logger, redact, tellHost, trusts, approvedCalls },
+        ...{ powers, policy, grants, channel, hostWait, logger, redact, tellHost, trusts, approvedCalls, namedByHost },
         // evaluate: the host reviews every call; on February the daemon asks it.
         reviewed: harden({ is: reviewed, byDaemon: daemon.reviewsEvaluation }),
       });

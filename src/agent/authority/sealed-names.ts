@@ -11,6 +11,7 @@ import { GRANTS_NAME } from './approval-grants.js';
 import { MODEL_NAMES_NAME } from './model-names.js';
 import { APPROVED_CALLS_NAME } from './approved-calls.js';
 import { ADOPTED_FROM_NAME } from './adopted-from.js';
+import { HOST_NAMES_NAME } from './host-names.js';
 
 export const SEALED_NAMES: readonly SealedDirectory[] = harden([
   { name: CONVERSATIONS_DIRECTORY, holds: "fae's private memory of its conversations" },
@@ -22,4 +23,5 @@ export const SEALED_NAMES: readonly SealedDirectory[] = harden([
   { name: MODEL_NAMES_NAME, holds: "fae's record of the names its model made" },
   { name: APPROVED_CALLS_NAME, holds: "fae's record of the calls the host approved" },
   { name: ADOPTED_FROM_NAME, holds: "fae's record of who gave it what" },
+  { name: HOST_NAMES_NAME, holds: "the host's names for fae's correspondents" },
 ]);

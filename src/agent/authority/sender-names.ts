@@ -142,6 +142,23 @@ export const describeWith = (senderNames: SenderNames) => async (from: string, c
 };
 harden(describeWith);
 
+/**
+ * describeWith, but the host's own name for a correspondent comes first
+ * (host-names.ts); an unnamed label given out is remembered, so the host
+ * can name the correspondent by it.
+ */
+export const describeWithHostNames =
+  (senderNames: SenderNames, hostNames: { nameOf(id: string): string | undefined; noteLabel(label: string, id: string): void }) =>
+  async (from: string, correspondent: string) => {
+    const named = hostNames.nameOf(correspondent);
+    if (named !== undefined) return named;
+    const described = await describeWith(senderNames)(from, correspondent);
+    const label = senderWord(described);
+    if (label !== described) hostNames.noteLabel(label, correspondent);
+    return described;
+  };
+harden(describeWithHostNames);
+
 /** The pet name in a description describeWith gave, if it is one (a pet name has no spaces). */
 export const petNameIn = (description: string): string | undefined =>
   description.startsWith(UNNAMED_SENDER) || description === UNKNOWN_SENDER ? undefined : description;

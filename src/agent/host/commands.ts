@@ -9,7 +9,7 @@ import type { DiscoveredTools } from '../../toolbox/discovered-tools.js';
 import { BUILT_IN_GROUPS } from '../../toolbox/built-ins/built-in-tools.js';
 import { describeUsage, type UsageView } from '../../usage/usage-view.js';
 
-export type Command = 'help' | 'tools' | 'status' | 'usage' | 'forget' | 'settings' | 'approvals' | 'revoke';
+export type Command = 'help' | 'tools' | 'status' | 'usage' | 'forget' | 'settings' | 'approvals' | 'revoke' | 'name';
 
 const COMMANDS: ReadonlyMap<string, Command> = new Map([
   ['/help', 'help'],
@@ -30,17 +30,25 @@ const COMMANDS: ReadonlyMap<string, Command> = new Map([
  */
 const REVOKE = /^\/revoke(?:\s+#?(\S+)|#?(\d+))?$/;
 
+/** `/name WHO NAME`: the host names a correspondent for fae (the space after the word may be swallowed, as for /revoke). */
+const NAME = /^\/name\s*(\S+)\s+(\S+)$/;
+
 /** The command a message is, if its whole text (trimmed) is one. */
 export const commandOf = (message: InboxMessage): Command | undefined => {
   if (message.type !== 'package' || (message.names ?? []).length > 0) return undefined;
   const text = messageText(message).trim();
-  return COMMANDS.get(text) ?? (REVOKE.test(text) ? 'revoke' : undefined);
+  return COMMANDS.get(text) ?? (REVOKE.test(text) ? 'revoke' : NAME.test(text) ? 'name' : undefined);
 };
 harden(commandOf);
 
-/** The argument of a command (the N of /revoke N), if it has one. */
-export const commandArgument = (message: InboxMessage): string | undefined =>
-  ((match) => match?.[1] ?? match?.[2])(REVOKE.exec(messageText(message).trim()));
+/** The argument of a command (the N of /revoke N; "WHO NAME" of /name), if it has one. */
+export const commandArgument = (message: InboxMessage): string | undefined => {
+  const text = messageText(message).trim();
+  const named = NAME.exec(text);
+  if (named !== null) return `${named[1]} ${named[2]}`;
+  const revoked = REVOKE.exec(text);
+  return revoked?.[1] ?? revoked?.[2];
+};
 harden(commandArgument);
 
 /** What /status tells of fae's status() (every field is free of secrets). */
@@ -80,6 +88,8 @@ export interface CommandContext {
   readonly approvals: () => ApprovalsView;
   /** Revokes a standing grant; resolves whether there was one. */
   readonly revoke: (number: number) => Promise<boolean>;
+  /** Names a correspondent for fae (/name WHO NAME); resolves to what to tell the host. */
+  readonly name?: (who: string, name: string) => Promise<string>;
   /** The command's argument (the N of /revoke N). */
   readonly argument?: string;
 }
@@ -105,6 +115,7 @@ const helpText = (fromHost: boolean) =>
           '- /settings — a form to change my language model (for you, my host)',
           '- /approvals — what needs your approval, and your standing approvals (for you, my host)',
           '- /revoke N — revoke standing approval N (for you, my host)',
+          '- /name WHO NAME — call a correspondent NAME from now on, WHO being how I call it now, as in /name unnamed-1a2b3c4d alice (for you, my host)',
         ]
       : []),
     '- /forget — forget our conversation, so that your next message starts afresh',
@@ -210,6 +221,11 @@ export const answerCommand = async (command: Command, context: CommandContext): 
       return context.fromHost ? approvalsText(context.approvals()) : '/approvals is for my host. /help lists what I answer myself.';
     case 'revoke':
       return context.fromHost ? revokeText(context) : '/revoke is for my host. /help lists what I answer myself.';
+    case 'name': {
+      if (!context.fromHost) return '/name is for my host. /help lists what I answer myself.';
+      const [who, name] = (context.argument ?? '').split(' ');
+      return context.name === undefined ? 'I cannot keep names here.' : context.name(who, name);
+    }
     case 'settings':
       if (!context.fromHost) return '/settings is for my host. /help lists what I answer myself.';
       return context.askSettings()

@@ -74,9 +74,15 @@ export const subjectOf = (message: MessageRecord, sender: string, fromHost: bool
 };
 harden(subjectOf);
 
-/** How the host's voice names the message: `message #3 from alice ("hi…")`. */
-const messageRef = ({ number, sender, about, fromHost }: Subject) =>
-  `message #${number}${fromHost ? '' : ` from ${sender}`}${about === undefined ? '' : ` (${about})`}`;
+/**
+ * How the host's voice names the message: `the message "hi…" from alice`,
+ * by its first words (a number of fae's own inbox is one no reader can
+ * look up).
+ */
+const messageRef = ({ sender, about, fromHost }: Subject) => {
+  if (fromHost) return about === undefined ? 'your message' : `your message ${about}`;
+  return about === undefined ? `a message from ${sender}` : `the message ${about} from ${sender}`;
+};
 
 /** `text` ending as a sentence does, with one full stop at most. */
 const asSentence = (text: string) => (/[.!?]$/.test(text) ? text : `${text}.`);
@@ -85,12 +91,12 @@ const asSentence = (text: string) => (/[.!?]$/.test(text) ? text : `${text}.`);
 const aboutTail = ({ about }: Subject) => (about === undefined ? '' : ` (About ${about})`);
 
 const PLAIN_TROUBLE: Readonly<Record<ProviderTrouble, string>> = harden({
-  unreachable: "Sorry — I can't reach my language model right now; the host has been told.",
-  refused: 'Sorry — my language model turned me away (it did not accept my key); the host has been told.',
-  timeout: 'Sorry — my language model took too long to answer; the host has been told.',
-  garbage: 'Sorry — my language model sent me something I could not read; the host has been told.',
-  context: 'Sorry — that was more than my language model can read at once; please send something shorter. The host has been told.',
-  failed: 'Sorry — something went wrong while I worked on your message; the host has been told.',
+  unreachable: "Sorry — I can't reach my language model right now; my host has been told of this trouble.",
+  refused: 'Sorry — my language model turned me away (it did not accept my key); my host has been told of this trouble.',
+  timeout: 'Sorry — my language model took too long to answer; my host has been told of this trouble.',
+  garbage: 'Sorry — my language model sent me something I could not read; my host has been told of this trouble.',
+  context: 'Sorry — that was more than my language model can read at once; please send something shorter. My host has been told of this trouble.',
+  failed: 'Sorry — something went wrong while I worked on your message; my host has been told of this trouble.',
 });
 
 /** The turn failed: `reason` is the operator's text (already redacted). */
@@ -115,7 +121,7 @@ harden(limitNotice);
 export const forgetFailedNotice = (reason: string, subject: Subject): Notice =>
   harden({
     kind: 'forget',
-    plain: '(Note from fae: I could not forget our conversation, so I still remember it; the host has been told.)',
+    plain: '(Note from fae: I could not forget our conversation, so I still remember it; my host has been told of this trouble.)',
     detailed: subject.fromHost
       ? `(Note from fae: ${asSentence(reason)})`
       : `I could not forget a conversation as asked in ${messageRef(subject)}: ${asSentence(reason)}`,

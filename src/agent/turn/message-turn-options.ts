@@ -95,6 +95,8 @@ export interface MessageTurnOptions {
   /** How many tokens one request may hold (context-window.ts), and the server's word on it (asked once per provider). */
   readonly contextWindow?: ContextWindow;
   readonly serverWindow?: () => Promise<number | undefined>;
+  /** /name WHO NAME: the host names a correspondent (host-names.ts); resolves to what to tell it. */
+  readonly nameCorrespondent?: (who: string, name: string) => Promise<string>;
   /** What /approvals shows (status().approvals). */
   readonly approvalsView?: () => ApprovalsView;
   /** /revoke N: revokes a standing grant; resolves whether there was one. */

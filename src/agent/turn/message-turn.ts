@@ -158,6 +158,7 @@ const commandClosing = async (
     askSettings: options.askSettings,
     approvals: options.approvalsView ?? (() => harden({ policy: 'none', policyFrom: 'FAE_APPROVE', grants: [] })),
     revoke: options.revokeGrant ?? (async () => false),
+    ...(options.nameCorrespondent === undefined ? {} : { name: options.nameCorrespondent }),
     argument: commandArgument(message),
   });
   return answer === undefined ? {} : { answer };
@@ -324,7 +325,12 @@ export const makeMessageTurns = (options: MessageTurnOptions) => {
     const spent = noUsage();
     // The server's word on its context, asked once per provider (context-window.ts).
     options.contextWindow?.fromServer(await options.serverWindow?.().catch(() => undefined));
-    const waiting = waitingOf(options, state, { sender, messageKey: keyOf(message), progress, park, cancelled: stop.cancelled }, subject.fromHost);
+    const waiting = waitingOf(
+      options,
+      state,
+      { sender, messageKey: keyOf(message), about: subject.about, progress, park, cancelled: stop.cancelled },
+      subject.fromHost,
+    );
     const outcome = await runTurn(turn.messages, tools, {
       usage: spent,
       approve: approverOf(options, waiting),

@@ -36,6 +36,7 @@ export const waitingOf = (
   {
     sender,
     messageKey,
+    about,
     progress,
     park,
     cancelled,
@@ -43,6 +44,8 @@ export const waitingOf = (
     readonly sender: string;
     /** Its message, as known across restarts (its id, else its number). */
     readonly messageKey: string;
+    /** Its message's first words, quoted, for what the host reads. */
+    readonly about: string | undefined;
     readonly progress: TurnProgress;
     readonly park: () => () => void;
     readonly cancelled: Cancellation;
@@ -57,7 +60,14 @@ export const waitingOf = (
     progress.awaiting(`Working on it… waiting for ${whose} approval to ${what.startsWith('give ') ? what : `run ${what}`}.`, { now });
     events.emit({ type: 'progress', message: state.number, text: `waiting for the host's approval to ${what.startsWith('give ') ? what : `run ${what}`}` });
   };
-  const turn = harden({ message: state.number, messageKey, correspondent: state.correspondent, sender, fromHost });
+  const turn = harden({
+    message: state.number,
+    messageKey,
+    correspondent: state.correspondent,
+    sender,
+    fromHost,
+    ...(about === undefined ? {} : { about }),
+  });
   // A wait for the host parks the turn (inbox.ts); while it is parked, the time of its built-in calls stands still.
   let parked = 0;
   const parkWhileWaiting = () => {
