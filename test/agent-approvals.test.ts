@@ -13,7 +13,7 @@ import { dialect, fromSelf, messageText, type MessageRecord } from './support/da
 import { makeShippedTool, makeToolCaplet } from './support/tool-caplets.js';
 import { makeCorrespondent } from './support/correspondent.js';
 import { until } from './support/until.js';
-import { answerApproval, callThenSay, isApprovalRequest, makeRecordingTool } from './support/approvals.js';
+import { answerApproval, callThenSay, makeApprovalReader, makeRecordingTool } from './support/approvals.js';
 
 const WAIT_MS = 30_000;
 
@@ -61,17 +61,18 @@ const startWithTouch = async (
   const { host } = started;
   const say = (text: string) => E(host).send('fae', [text], [], []);
   /** The next message fae sends the host that is an approval request. */
+  const reader = makeApprovalReader();
   const nextRequest = async () => {
     for (;;) {
-      const message = await started.nextFromFae(WAIT_MS);
-      if (isApprovalRequest(message)) return message;
+      const request = reader.request(await started.nextFromFae(WAIT_MS));
+      if (request !== undefined) return request;
     }
   };
   /** The text of fae's next message to the host that is no approval request. */
   const nextText = async () => {
     for (;;) {
       const message = await started.nextFromFae(WAIT_MS);
-      if (!isApprovalRequest(message)) return messageText(message);
+      if (reader.request(message) === undefined && !reader.skip(message)) return messageText(message);
     }
   };
   const status = async () => E(await E(host).lookup('controller-for-fae')).status();
@@ -83,10 +84,20 @@ test('a call that needs approval waits for the host, and runs once approved; the
   await world.say('Please touch x');
   const request = await world.nextRequest();
   t.is(request.type, dialect === 'feb' ? 'request' : 'form');
-  const text = String(request.description);
-  t.regex(text, /^Approval needed: touch for (HOST|@host) \(request [0-9a-f]{4}\)/);
+  const text = request.text;
+  t.regex(text, /^Approval needed: call touch \(what: x\) for you\? \(request [0-9a-f]{4}\)\n/);
+  if (request.type === 'form') {
+    // The form is one line a person reads at a glance, the fewest choices; the whole request came before it, as markdown.
+    t.regex(String(request.description), /^Approval needed: call touch \(what: x\) for you\? \(request [0-9a-f]{4}\)$/);
+    t.deepEqual(
+      (request as unknown as { fields: readonly { name: string; label: string }[] }).fields.map(({ name, label }) => `${name}: ${label}`),
+      ['decision: approve, deny or always', 'reason: Reason, if any (the model is told)'],
+    );
+    t.regex(text, /Answer in the form that follows: approve \(this once\), deny, or always \(from now on touch needs no approval in your turns\)\./);
+    t.regex(text, /endo submit N -f decision:approve/);
+  }
   t.regex(text, /While answering your message "Please touch x", fae's model wants to call touch \(tools\/touch\)/);
-  t.regex(text, /what: x/);
+  t.regex(text, /- what: `x`/);
   t.deepEqual(world.runs, [], 'nothing ran before the answer');
   await answerApproval(world.host, request, 'approve');
   t.is(await world.nextText(), 'tool said: touched x');
@@ -157,10 +168,10 @@ test('no answer in time is a denial; an answer after that runs nothing, and the 
   const world = await startWithTouch(t, { env: { FAE_APPROVAL_TIMEOUT_MS: '500' } });
   await world.say('Please touch x');
   const request = await world.nextRequest();
-  t.regex(String(request.description), /I wait 500 ms for your answer; after that it counts as a denial/);
+  t.regex(request.text, /I wait 500 ms for your answer; after that it counts as a denial/);
   t.regex(await world.nextText(), /^tool said: The host did not answer within 500 ms, so this was not run\./);
   await answerApproval(world.host, request, 'approve');
-  t.regex(await world.nextText(), /^Your answer to "Approval needed: touch .*" came after I had stopped waiting \(I had waited 500 ms\); nothing was run\./);
+  t.regex(await world.nextText(), /^Your answer to "Approval needed: call touch .*" came after I had stopped waiting \(I had waited 500 ms\); nothing was run\./);
   t.deepEqual(world.runs, []);
   t.true(world.logs.some(l => /decision=denied by=timeout/.test(l)));
 });
@@ -213,7 +224,7 @@ test('FAE_APPROVE names a tool for one correspondent by identity; a policy value
   await E(world.host).copy(['alice'], ['profile-for-fae', 'alice']);
   await alice.say('note it');
   const request = await world.nextRequest();
-  t.regex(String(request.description), /^Approval needed: note for alice/);
+  t.regex(request.text, /^Approval needed: call note \(what: x\) for alice\?/);
   await answerApproval(world.host, request, 'deny');
   t.regex(await sentStarting(alice.guest, 'tool said:'), /The host denied this/);
   t.deepEqual(plainRuns, ['x']);
@@ -245,8 +256,8 @@ test('a rule names a correspondent the host named with /name, by identity', asyn
   // fae's directory names neither: the rule holds for every correspondent but the host.
   await carol.say('note it');
   const first = await world.nextRequest();
-  const label = /^Approval needed: note for an unnamed sender \((unnamed-[0-9a-f]{8})\)/.exec(String(first.description))?.[1];
-  if (label === undefined) return t.fail(String(first.description));
+  const label = /^Approval needed: call note \(what: x\) for an unnamed sender \((unnamed-[0-9a-f]{8})\)\?/.exec(first.text)?.[1];
+  if (label === undefined) return t.fail(first.text);
   await answerApproval(world.host, first, 'deny');
   t.regex(await sentStarting(carol.guest, 'tool said:'), /The host denied this/);
 
@@ -257,7 +268,7 @@ test('a rule names a correspondent the host named with /name, by identity', asyn
   await until(async () => plainRuns.length === 1);
   await carol.say('note it again');
   const second = await world.nextRequest();
-  t.regex(String(second.description), /^Approval needed: note for carol/);
+  t.regex(second.text, /^Approval needed: call note \(what: x\) for carol\?/);
   await answerApproval(world.host, second, 'approve');
   await until(async () => plainRuns.length === 2);
   t.deepEqual(plainRuns, ['x', 'x']);
@@ -324,10 +335,10 @@ test('an edit is shown to the host as a unified diff, and the shipped filesystem
   });
   await world.say('Change two to 2 in notes.txt');
   const request = await world.nextRequest();
-  const text = String(request.description);
-  t.regex(text, /^Approval needed: edit for /);
+  const text = request.text;
+  t.regex(text, /^Approval needed: edit `notes\.txt` for you\? /);
   t.regex(text, /Edit notes\.txt, all changes or none/);
-  t.true(text.includes('  --- a/notes.txt\n  +++ b/notes.txt\n  @@ -1,3 +1,3 @@\n   one\n  -two\n  +2\n   three'), text);
+  t.true(text.includes('```diff\n--- a/notes.txt\n+++ b/notes.txt\n@@ -1,3 +1,3 @@\n one\n-two\n+2\n three\n```'), text);
   await answerApproval(world.host, request, 'deny', 'not that file');
   t.regex(await world.nextText(), /^tool said: The host denied this: not that file\./);
 });
@@ -345,15 +356,16 @@ test('approved means once: a call approved and maybe run before a crash is asked
   });
   t.teardown(() => world.daemon.stop());
   await world.nextFromFae(WAIT_MS);
+  const reader = makeApprovalReader();
   const nextRequest = async () => {
     for (;;) {
-      const message = await world.nextFromFae(WAIT_MS);
-      if (isApprovalRequest(message)) return message;
+      const request = reader.request(await world.nextFromFae(WAIT_MS));
+      if (request !== undefined) return request;
     }
   };
   await E(world.host).send('fae', ['Please touch x'], [], []);
   const first = await nextRequest();
-  t.false(String(first.description).includes('may have run'));
+  t.false(first.text.includes('may have run'));
   await answerApproval(world.host, first, 'always');
   await until(async () => runs.length === 1);
   await llm.whenCalled(2);
@@ -363,7 +375,7 @@ test('approved means once: a call approved and maybe run before a crash is asked
   await E(await E(world.host).lookup('controller-for-fae')).whenStarted();
   // Not even the standing grant just given covers it: the host is asked again, and told.
   const again = await nextRequest();
-  t.regex(String(again.description), /This very call was approved before I was restarted, and it may have run already\./);
+  t.regex(again.text, /This very call was approved before I was restarted, and it may have run already\./);
   t.deepEqual(runs, ['x'], 'nothing ran again before the host answered');
   await answerApproval(world.host, again, 'deny', 'it ran already');
   t.true(await until(async () => (await E(world.host).listMessages()).some((m: MessageRecord) => messageText(m).startsWith('tool said: The host denied this'))));

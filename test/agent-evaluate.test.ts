@@ -11,7 +11,7 @@ import { E } from '@endo/far';
 import { startFaeInDaemon } from './support/fae-harness.js';
 import { makeScriptedProvider, type ScriptedReply } from './support/scripted-provider.js';
 import { dialect, messageText, type MessageRecord } from './support/daemon.js';
-import { answerApproval, isApprovalRequest } from './support/approvals.js';
+import { answerApproval, isApprovalDetail, isApprovalRequest, makeApprovalReader } from './support/approvals.js';
 import { FAE_SYSTEM_PROMPT } from '../src/agent/turn/system-prompt.js';
 
 const WAIT_MS = 30_000;
@@ -37,7 +37,15 @@ const startEvaluating = async (t: ExecutionContext, reply: ScriptedReply, env: R
   await E(started.fae).storeValue(3, 'three');
   await E(started.host).send('fae', ['Double three, please'], [], []);
   /** fae's next message to the host: its answer, or what it asks. */
-  const next = () => started.nextFromFae(WAIT_MS);
+  // fae's messages to the host, an approval request's whole text (May, August) read with its form.
+  const reader = makeApprovalReader();
+  const next = async () => {
+    for (;;) {
+      const message = await started.nextFromFae(WAIT_MS);
+      if (!isApprovalDetail(message)) return reader.request(message) ?? message;
+      reader.request(message);
+    }
+  };
   return { ...started, llm, next };
 };
 
@@ -69,8 +77,13 @@ test('with FAE_EVALUATE=review the code runs only once the host has reviewed it,
     t.like(asked, { type: 'eval-request', source: 'n * 2', codeNames: ['n'], petNamePaths: [['three']] });
   } else {
     t.true(isApprovalRequest(asked));
-    t.regex(String(asked.description), /^Approval needed: evaluate for /);
-    t.true(String(asked.description).includes('The code (JavaScript, run in a fresh worker, where E, Far, M and makeExo are there too):\n  | n * 2\nIt receives, from fae\'s directory:\n  n: three'));
+    t.regex(String(asked.description), /^Approval needed: run JavaScript code for you\? \(request [0-9a-f]{4}\)$/);
+    const { text } = asked as unknown as { text: string };
+    t.true(text.includes('The code (JavaScript, run in a fresh worker, where E, Far, M and makeExo are there too):\n```js\nn * 2\n```\nIt receives, from fae\'s directory:\n- n: three'), text);
+    // Every evaluation is reviewed: no standing approval is offered.
+    t.true(text.includes('Answer in the form that follows: approve (this once) or deny.'), text);
+    t.false(text.includes('always'), text);
+    t.is((asked as unknown as { fields: readonly { label: string }[] }).fields[0].label, 'approve or deny');
   }
   t.is(messageText(await world.next()), 'tool said: 6');
   t.true(world.logs.some(line => / approval .*tool=evaluate .*decision=approved/.test(line)));

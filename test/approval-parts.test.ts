@@ -38,7 +38,9 @@ test('FAE_APPROVE: a mistake is refused with what was wrong', t => {
 test('decisions are read leniently; anything else is unclear, saying why', t => {
   for (const word of ['approve', 'Yes', ' ok. ', 'OK!', 'allow']) t.deepEqual(readDecision(word, ['alice']), { kind: 'approve' }, word);
   for (const word of ['deny', 'No', 'refused']) t.deepEqual(readDecision(word, ['alice']), { kind: 'deny' }, word);
-  t.deepEqual(readDecision('Always', ['alice']), { kind: 'always', forAsker: false });
+  // The fewest words give the least: "always" is for whoever asked; everyone must be said.
+  t.deepEqual(readDecision('Always', ['alice']), { kind: 'always', forAsker: true });
+  t.deepEqual(readDecision('always for everyone', ['alice']), { kind: 'always', forAsker: false });
   t.deepEqual(readDecision('always for alice', ['alice']), { kind: 'always', forAsker: true });
   t.deepEqual(readDecision('always for this correspondent', ['alice']), { kind: 'always', forAsker: true });
   t.deepEqual(readDecision('always for @host', ['@host', 'HOST', 'me']), { kind: 'always', forAsker: true });
@@ -72,31 +74,47 @@ const textOf = (tool: string, args: Record<string, unknown>, petName?: string) =
 
 test('the request says who asked, what, and how to answer', t => {
   const text = textOf('runCommand', { command: 'ls -la', timeout: 500 }, 'run-command');
-  t.true(text.startsWith('Approval needed: runCommand for alice (request beef)\n\n'));
+  t.true(text.startsWith('Approval needed: run `ls -la` for alice? (request beef)\n\n'), text);
   t.regex(text, /While answering alice's message "please list the files…", fae's model wants to call runCommand \(tools\/run-command\)/);
-  t.regex(text, /The command:\n {2}\$ ls -la\ntimeout: 500\n/);
+  t.regex(text, /The command:\n```sh\nls -la\n```\n- timeout: `500`\n/);
   t.regex(text, /I wait 10 minutes for your answer; after that it counts as a denial\.\nAnswer here\.$/);
-  t.regex(textOf('send', { recipient: 'bob', strings: ['hi'] }), /\(a built-in tool\)[\s\S]*recipient: bob\nstrings: \["hi"\]/);
+  t.regex(textOf('send', { recipient: 'bob', strings: ['hi'] }), /\(a built-in tool\)[\s\S]*- recipient: `bob`\n- strings: `\["hi"\]`/);
 });
 
-test('editFile and edit show unified diffs; writeFile the whole new content', t => {
+test('editFile and edit show unified diffs; writeFile the whole new content; each in a fenced block', t => {
   const edited = textOf('editFile', { filePath: 'a.txt', oldString: 'x\ny\nz', newString: 'x\nY\nz' });
-  t.true(edited.includes('  --- a/a.txt\n  +++ b/a.txt\n  @@ -1,3 +1,3 @@\n   x\n  -y\n  +Y\n   z'), edited);
+  t.true(edited.startsWith('Approval needed: edit `a.txt` for alice? (request beef)\n'), edited);
+  t.true(edited.includes('```diff\n--- a/a.txt\n+++ b/a.txt\n@@ -1,3 +1,3 @@\n x\n-y\n+Y\n z\n```'), edited);
   const several = textOf('edit', { path: 'b.txt', edits: [{ oldText: 'a', newText: 'b' }, { oldText: 'c', newText: 'c' }] });
-  t.regex(several, /Change 1 of 2:\n {2}--- a\/b\.txt[\s\S]*-a\n {2}\+b[\s\S]*Change 2 of 2:\n {2}\(the replacement changes nothing\)/);
+  t.true(several.startsWith('Approval needed: edit `b.txt` in 2 places for alice?'), several);
+  t.regex(several, /Change 1 of 2:\n```diff\n--- a\/b\.txt[\s\S]*-a\n\+b\n```\nChange 2 of 2:\n\(the replacement changes nothing\)/);
   const lines = Array.from({ length: 100 }, (_, i) => `line ${i + 1}`).join('\n');
   const written = textOf('writeFile', { filePath: 'c.txt', contents: lines });
-  t.regex(written, /Write c\.txt: \d+ characters, 100 lines\. The new content, whole:\n {2}\| line 1\n/);
-  t.true(written.includes('  | line 100\n'), 'every line is shown');
+  t.true(written.startsWith('Approval needed: write `c.txt` (100 lines) for alice?'), written);
+  t.regex(written, /Write c\.txt: \d+ characters, 100 lines\. The new content, whole:\n```\nline 1\n/);
+  t.true(written.includes('\nline 100\n```'), 'every line is shown');
+  // A last newline ends a line; it starts none.
+  t.regex(textOf('writeFile', { filePath: 'd.txt', contents: 'one\ntwo\n' }), /Write d\.txt: 8 characters, 2 lines\./);
+  t.regex(textOf('writeFile', { filePath: 'e.txt', contents: 'one' }), /Write e\.txt: 3 characters, 1 line\./);
+  t.regex(textOf('writeFile', { filePath: 'f.txt', contents: '' }), /Write f\.txt: 0 characters, 0 lines\./);
   // A long line is shown whole: what follows at its end runs too.
   const hidden = `echo ${'a'.repeat(1000)}; touch /tmp/x`;
-  t.true(textOf('runCommand', { command: hidden }).includes(hidden));
+  const long = textOf('runCommand', { command: hidden });
+  t.true(long.includes(hidden));
+  t.true(long.startsWith('Approval needed: run a long command for alice?'), 'the title shows no part of a long command');
+});
+
+test('a block holding backticks is fenced by more of them, so it cannot close its fence early', t => {
+  const text = textOf('writeFile', { filePath: 'README.md', contents: 'Run:\n```sh\nrm -rf /\n```\n' });
+  t.true(text.includes('whole:\n````\nRun:\n```sh\nrm -rf /\n```\n````'), text);
+  const ticked = textOf('runCommand', { command: 'echo `id`' });
+  t.true(ticked.startsWith('Approval needed: run `` echo `id` `` for alice?'), ticked);
 });
 
 test('a character that would not show is written as its code, so nothing hides what runs', t => {
   // A carriage return, a right-to-left override and a zero-width space could make a line read otherwise.
   const text = textOf('runCommand', { command: 'echo safe\r\u202etouch /tmp/x\u200b' });
-  t.true(text.includes('$ echo safe\\u{d}\\u{202e}touch /tmp/x\\u{200b}'), text);
+  t.true(text.includes('\necho safe\\u{d}\\u{202e}touch /tmp/x\\u{200b}\n'), text);
   t.is(showingEverything('tab\there, newline stays'), 'tab\there, newline stays');
 });
 

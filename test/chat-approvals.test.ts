@@ -45,10 +45,10 @@ const startWriting = async (t: { teardown(f: () => void): void }) => {
 
 test('a write waits for /approve in the terminal; a decision typed at the prompt answers too; /deny tells the model why', async t => {
   const { root, chat } = await startWriting(t);
-  await chat.waitForOutput(/Approval needed: writeFile for \S+ \(request [0-9a-f]{4}\)/);
+  await chat.waitForOutput(/Approval needed: write `a\.txt` \(1 line\) for you\? \(request [0-9a-f]{4}\)/);
   t.false(fs.existsSync(path.join(root, 'a.txt')), 'nothing written before the answer');
-  t.regex(chat.stdout(), /Write a\.txt: 6 characters, 2 lines\. The new content, whole:\n {2}\| hello/);
-  t.regex(chat.stdout(), /Answer with \/approve, \/deny \[reason\], \/always \(for everyone\) or \/always for \S+; or type yes, no or always\./);
+  t.regex(chat.stdout(), /Write a\.txt: 6 characters, 1 line\. The new content, whole:\n```\nhello\n```/);
+  t.regex(chat.stdout(), /Answer with \/approve, \/deny \[reason\] or \/always \(from now on, for you\); or type yes, no or always\./);
   chat.type('/approve');
   await chat.waitForOutput(/fae: said: Created a\.txt/);
   t.is(fs.readFileSync(path.join(root, 'a.txt'), 'utf8'), 'hello\n');
@@ -57,7 +57,7 @@ test('a write waits for /approve in the terminal; a decision typed at the prompt
   await chat.waitForOutput(/request [0-9a-f]{4}\)[\s\S]*Write b\.txt/);
   chat.type('yes');
   await chat.waitForOutput(/fae: said: Created b\.txt/);
-  t.regex(chat.stdout(), /\(you answered fae's request [0-9a-f]{4} about writeFile: yes\)/);
+  t.regex(chat.stdout(), /\(you answered fae's request [0-9a-f]{4} to write `b\.txt` \(1 line\): yes\)/);
 
   chat.type('Write c.txt');
   await chat.waitForOutput(/Write c\.txt: /);
@@ -78,7 +78,7 @@ test('/always grants standing approval, /list shows it, /revoke ends it; a reque
   await chat.waitForOutput(/fae: said: Created b\.txt/);
   t.is((chat.stdout().match(/Approval needed:/g) ?? []).length, 1, 'no second request under the grant');
   chat.type('/list');
-  await chat.waitForOutput(/your standing approvals: 1: writeFile for everyone/);
+  await chat.waitForOutput(/your standing approvals: 1: writeFile for (HOST|@host)$/m);
   chat.type('/revoke 1');
   await chat.waitForOutput(/\(standing approval 1 revoked: fae asks you again from its next call on\)/);
   chat.type('Write c.txt');
@@ -99,7 +99,7 @@ test('with FAE_EVALUATE=review, the code fae wants to run is shown in the termin
     .respond(request => ({ text: `said: ${request.body.messages.at(-1).content}` }));
   const chat = startChat({ env: server.env({ FAE_EVALUATE: 'review' }) });
   chat.type('How much is six times seven?');
-  await chat.waitForOutput(/ {2}\| 6 \* 7/);
+  await chat.waitForOutput(/```js\n6 \* 7\n```/);
   chat.type('/approve');
   await chat.waitForOutput(/fae: said: 42/);
   chat.end();

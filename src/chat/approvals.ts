@@ -1,6 +1,7 @@
 // fae's approval requests in `npm start` (issue 22): the chat is the host,
-// so a request fae sends it (a form on May and August, a request on
-// February: src/agent/authority/approval-channel.ts) is shown in the terminal, the
+// so a request fae sends it (a form on May and August, after the whole
+// request as a message; a request on February:
+// src/agent/authority/approval-channel.ts) is shown in the terminal, the
 // prompt asks for the decision, and the user answers with /approve, /deny
 // [reason], /always [for <who>], or by typing a decision at the prompt
 // ("yes", "no", "always"). The answer goes back as the daemon lets the
@@ -12,7 +13,9 @@
 import { E } from '@endo/far';
 import { q } from '@endo/errors';
 import type { InboxMessage } from '../daemon/adapter.js';
-import { APPROVAL_HEADING } from '../agent/authority/approval-text.js';
+import { APPROVAL_HEADING, block } from '../agent/authority/approval-text.js';
+import { messageText } from '../daemon/message-format.js';
+import { makeRecentMap } from '../recent-map.js';
 import { readDecision } from '../agent/authority/approval-decision.js';
 import type { Screen } from './screen.js';
 import { inBackground } from '../background.js';
@@ -24,8 +27,8 @@ export interface WaitingApproval {
   readonly number: bigint;
   /** The four hex digits fae tells its requests apart by. */
   readonly tag: string;
-  /** The tool, and who asked, from its first line. */
-  readonly tool: string;
+  /** What would be done ("run `ls -la`"), and for whom ("you", "alice"), from its first line. */
+  readonly what: string;
   readonly asker: string;
   /** What fae wrote, without its last line (how to answer elsewhere). */
   readonly text: string;
@@ -36,43 +39,52 @@ export interface WaitingApproval {
 /** The name under which the chat keeps a decision to resolve a February request with. */
 const ANSWER_NAME = 'approval-answer';
 
-const TITLE = /^Approval needed: (\S+) for (.+) \(request ([0-9a-f]+)\)$/;
+/** A request's title: what, for whom (no backtick or question mark in a name), its tag. */
+const TITLE = /^Approval needed: (.+) for ([^`?]+)\? \(request ([0-9a-f]+)\)$/;
+
+/** The whole requests fae sent before their forms, remembered at most. */
+const DETAILS_KEPT = 64;
 
 /** February: fae's evaluate asks the daemon, which mails the host an eval-request. */
 const evalRequestOf = (record: InboxMessage): WaitingApproval =>
   harden({
     number: record.number,
     tag: `#${record.number}`,
-    tool: 'evaluate',
+    what: 'run this code',
     asker: 'fae',
-    text: `fae asks you to run this code (JavaScript, in a fresh worker):\n${String(record.source ?? '')
-      .split('\n')
-      .map(line => `  | ${line}`)
-      .join('\n')}\nIt receives, from fae's directory: ${JSON.stringify(record.petNamePaths ?? [])} as ${JSON.stringify(record.codeNames ?? [])}.`,
+    text: `fae asks you to run this code (JavaScript, in a fresh worker):\n${block(String(record.source ?? ''), 'js')}\nIt receives, from fae's directory: ${JSON.stringify(record.petNamePaths ?? [])} as ${JSON.stringify(record.codeNames ?? [])}.`,
     kind: 'eval',
   });
 
-/** The request a message is, if it is one of fae's approval requests. */
-const requestOf = (record: InboxMessage): WaitingApproval | undefined => {
+/** The request without its last paragraph, which says how to answer elsewhere (the chat says its own). */
+const withoutAnswering = (text: string) => {
+  const at = text.lastIndexOf('\nAnswer ');
+  return at === -1 ? text : text.slice(0, at);
+};
+
+/**
+ * The request a message is, if it is one of fae's approval requests; a
+ * form's whole text is the message fae sent before it (`detailOf`).
+ */
+const requestOf = (record: InboxMessage, detailOf: (title: string) => string | undefined): WaitingApproval | undefined => {
   if (record.type === 'eval-request') return evalRequestOf(record);
   const description = typeof record.description === 'string' ? record.description : '';
   if ((record.type !== 'form' && record.type !== 'request') || !description.startsWith(APPROVAL_HEADING)) return undefined;
-  const lines = description.split('\n');
-  const title = TITLE.exec(lines[0]);
-  const last = lines.at(-1) ?? '';
-  const text = (last.startsWith('Answer ') ? lines.slice(0, -1) : lines).join('\n');
+  const firstLine = description.split('\n')[0];
+  const title = TITLE.exec(firstLine);
+  const whole = record.type === 'form' ? (detailOf(firstLine) ?? description) : description;
   return harden({
     number: record.number,
     tag: title?.[3] ?? '',
-    tool: title?.[1] ?? 'a tool',
+    what: title?.[1] ?? 'call a tool',
     asker: title?.[2] ?? 'someone',
-    text,
+    text: withoutAnswering(whole),
     kind: record.type === 'form' ? 'form' : 'request',
   });
 };
 
 /** Whether the user, as fae's host, asked for it. */
-const askedByHost = (request: WaitingApproval) => request.asker === 'HOST' || request.asker === '@host';
+const askedByHost = (request: WaitingApproval) => request.asker === 'you';
 
 // `any`: the host is a remote presence.
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -80,6 +92,7 @@ type Far = any;
 
 export const makeChatApprovals = (host: Far, { onChange }: { readonly onChange: (waiting: readonly WaitingApproval[], added?: WaitingApproval) => void }) => {
   const waiting = new Map<bigint, WaitingApproval>();
+  const details = makeRecentMap<string, string>(DETAILS_KEPT);
   const list = () => harden([...waiting.values()]);
   const settle = (number: bigint) => {
     if (waiting.delete(number)) onChange(list());
@@ -116,7 +129,15 @@ export const makeChatApprovals = (host: Far, { onChange }: { readonly onChange: 
   return harden({
     /** For the mail feed: true when `record` is one of fae's approval requests (shown here, not as mail). */
     consider: (record: InboxMessage) => {
-      const request = requestOf(record);
+      if (record.type === 'package') {
+        const text = messageText(record);
+        if (!text.startsWith(APPROVAL_HEADING)) return false;
+        // Shown with its form, which follows; the first one of a title counts.
+        const title = text.split('\n')[0];
+        if (details.get(title) === undefined) details.set(title, text);
+        return true;
+      }
+      const request = requestOf(record, title => details.get(title));
       if (request === undefined) return false;
       if (!waiting.has(request.number)) {
         waiting.set(request.number, request);
@@ -148,14 +169,14 @@ export type ChatApprovals = ReturnType<typeof makeChatApprovals>;
 
 /** What the terminal shows when a request arrives. */
 const describeRequest = (request: WaitingApproval) =>
-  `${request.text}\n\nAnswer with /approve, /deny [reason], /always (for everyone) or /always for ${askedByHost(request) ? 'me' : request.asker}; or type yes, no or always.`;
+  `${request.text}\n\nAnswer with /approve, /deny [reason] or /always (from now on, for ${askedByHost(request) ? 'you' : request.asker}); or type yes, no or always.`;
 
 /** The prompt's question while requests wait. */
 const promptQuestion = (waiting: readonly WaitingApproval[]) =>
   waiting.length === 0
     ? undefined
     : waiting.length === 1
-      ? `approve ${waiting[0].tool} for ${askedByHost(waiting[0]) ? 'you' : waiting[0].asker}? (yes/no/always)`
+      ? `${waiting[0].what} for ${waiting[0].asker}? (yes/no/always)`
       : `${waiting.length} requests wait for your approval (/approve TAG)`;
 
 /**

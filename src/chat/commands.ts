@@ -55,7 +55,7 @@ const decisionOf = (name: 'approve' | 'deny' | 'always', words: readonly string[
     return { kind: 'invalid', problem: `/approve takes no more than a request's tag, as in "/approve 3f9a", not ${q(words.join(' '))}` };
   }
   if (name === 'always' && rest.length > 0 && (rest[0] !== 'for' || rest.length < 2)) {
-    return { kind: 'invalid', problem: `Say "/always" (for everyone) or "/always for alice" (for whoever asked), not ${q(`/always ${words.join(' ')}`)}` };
+    return { kind: 'invalid', problem: `Say "/always" (for whoever asked) or "/always for everyone", not ${q(`/always ${words.join(' ')}`)}` };
   }
   const decision = name === 'always' && rest.length > 0 ? `always ${rest.join(' ')}` : name;
   return { kind: 'decide', decision, ref, reason: name === 'deny' ? rest.join(' ') : '' };
@@ -118,7 +118,7 @@ export interface CommandContext {
 /** Answers a request of fae's and says so. */
 const answered = async (session: ChatSession, screen: Screen, request: WaitingApproval, decision: string, reason: string) => {
   await session.approvals.answer(request, decision, reason);
-  screen.note(`(you answered fae's request ${request.tag} about ${request.tool}: ${decision}${reason === '' ? '' : `, because ${reason}`})`);
+  screen.note(`(you answered fae's request ${request.tag} to ${request.what}: ${decision}${reason === '' ? '' : `, because ${reason}`})`);
 };
 
 /** Carries out one typed line. Failures are shown, never thrown. */

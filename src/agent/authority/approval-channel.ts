@@ -1,9 +1,11 @@
 // How an approval request reaches the host, where the host is: on May and
-// August a form (host-forms.ts) with a decision and a reason field, which
-// the Endo Chat UI shows; on February, which has no forms, a `request` to
-// HOST whose description is the same text, answered with `endo resolve`
-// (a value: see approval-decision.ts) or `endo reject` (a denial, its
-// reason told to the model).
+// August the whole request as an ordinary message (markdown, which the
+// Endo Chat UI renders) and then a form (host-forms.ts) whose description
+// is the request's one-line title, with a decision and a reason field; on
+// February, which has no forms, a `request` to HOST whose description is
+// the whole text, answered with `endo resolve` (a value: see
+// approval-decision.ts) or `endo reject` (a denial, its reason told to the
+// model).
 //
 // An answer that comes after fae stopped waiting runs nothing: the host is
 // told so. That holds across a restart too: a form answered after one goes
@@ -19,10 +21,10 @@ import type { FormField, FormKind, HostForms } from '../host/host-forms.js';
 import { readAnswerValue } from './approval-decision.js';
 import { APPROVAL_HEADING } from './approval-text.js';
 import { STALE_TEXT, makeOwnRequestCopies, titleOf } from './approval-own-copies.js';
+import { REPORTED_ALREADY, inBackground } from '../../background.js';
 
 /** Said of a second answer to an approval request answered already. */
 export const ANSWERED_TEXT = 'You had answered that approval request already; this second answer changes nothing.';
-import { REPORTED_ALREADY, inBackground } from '../../background.js';
 
 /** What the host answered: the decision as given, and a reason. */
 export interface HostAnswer {
@@ -38,11 +40,34 @@ export interface Asked {
   readonly stopWaiting: (why: string) => void;
 }
 
-const FIELDS = (asker: string): readonly FormField[] =>
+/**
+ * What the host may answer: `always` says what a standing approval would
+ * mean here ("from now on touch needs no approval in alice's turns"), and
+ * is absent where none can be given (every evaluation is reviewed).
+ */
+export interface Choices {
+  readonly always?: string;
+}
+
+/** The form's fields: the fewest choices that say it all, and a reason. */
+const fieldsFor = ({ always }: Choices): readonly FormField[] =>
   harden([
-    { name: 'decision', label: `Decision: approve, deny, always for ${asker}, or always`, default: '', example: 'approve' },
-    { name: 'reason', label: 'Reason (optional; the model is told)', default: '' },
+    { name: 'decision', label: always === undefined ? 'approve or deny' : 'approve, deny or always', default: '', example: 'approve' },
+    { name: 'reason', label: 'Reason, if any (the model is told)', default: '' },
   ]);
+
+/** How the host answers, in the words of the request. */
+const answeringText = (available: boolean, { always }: Choices) => {
+  if (available) {
+    const choices = always === undefined ? 'approve (this once) or deny' : `approve (this once), deny, or always (${always})`;
+    return [
+      `Answer in the form that follows: ${choices}. Anything else, or nothing, is a denial; a reason, if you give one, is passed on to the model.`,
+      'From a terminal: `endo submit N -f decision:approve`, N being the form\'s number in your inbox (a form cannot be rejected: answer deny).',
+    ].join('\n');
+  }
+  const standing = always === undefined ? '' : `; for always (${always}), \`endo store --text always --name decision\`, then \`endo resolve N decision\``;
+  return `Answer this request by its number in your inbox, N: \`endo resolve N SELF\` approves once${standing}; \`endo reject N "reason"\` denies, the reason passed on to the model.`;
+};
 
 export const makeApprovalChannel = ({
   daemon,
@@ -62,12 +87,16 @@ export const makeApprovalChannel = ({
   const tell = (text: string) => tellHost(text).catch(error => logger.warn('host-report-failed', { kind: 'approval', error }));
   const copies = makeOwnRequestCopies({ dismiss, tell, logger });
 
-  /** Sends the request; the answer, as values. */
-  const send = (text: string, asker: string): Promise<HostAnswer> => {
+  /**
+   * Sends the request; the answer, as values. A form's description is one
+   * line, the title: the request whole goes first, as a message the host
+   * reads as it is (the Endo Chat UI shows a form's description quoted).
+   */
+  const send = async (text: string, choices: Choices): Promise<HostAnswer> => {
     if (forms.available) {
-      return forms.ask(text, FIELDS(asker)).answer.then(values =>
-        harden({ decision: values.decision, reason: typeof values.reason === 'string' ? values.reason : '' }),
-      );
+      await tellHost(text);
+      const values = await forms.ask(titleOf(text), fieldsFor(choices)).answer;
+      return harden({ decision: values.decision, reason: typeof values.reason === 'string' ? values.reason : '' });
     }
     const settle = copies.expect(text);
     // eslint-disable-next-line @typescript-eslint/no-explicit-any -- request is on every generation's guest
@@ -86,10 +115,10 @@ export const makeApprovalChannel = ({
   };
 
   return harden({
-    /** Mails the host `text`; `asker` is named in the decision field. */
-    ask: (text: string, asker: string): Asked => {
+    /** Mails the host `text` (approvalText's), offering `choices`. */
+    ask: (text: string, choices: Choices): Asked => {
       let stoppedWaiting: string | undefined;
-      const answer = send(text, asker);
+      const answer = send(text, choices);
       void answer.then(
         () => {
           // tell logs its own failures.
@@ -105,15 +134,7 @@ export const makeApprovalChannel = ({
       });
     },
     /** How the host answers, in the request's own words. */
-    answering: (asker: string, tool: string) =>
-      forms.available
-        ? `Answer with the form's decision: approve; deny; "always for ${asker}" (from now on ${tool} needs no approval in ${asker}'s turns); or "always" (in everyone's). Anything else, or nothing, is a denial. A reason, if you give one, is passed on to the model.`
-        : `Answer this request by its number in your inbox, N: endo resolve N SELF approves once; for a standing approval, endo store --text "always for ${asker}" (or "always") --name decision, then endo resolve N decision; endo reject N "reason" denies, the reason passed on to the model.`,
-    /** How the host answers a request to hand something to `recipient`. */
-    answeringGive: (recipient: string) =>
-      forms.available
-        ? `Answer with the form's decision: approve (this once); deny; or "always" (from now on what is named here may go to ${recipient} without asking you). Anything else, or nothing, is a denial. A reason, if you give one, is passed on to the model.`
-        : `Answer this request by its number in your inbox, N: endo resolve N SELF approves once; to let what is named here go to ${recipient} from now on without asking, endo store --text always --name decision, then endo resolve N decision; endo reject N "reason" denies, the reason passed on to the model.`,
+    answering: (choices: Choices) => answeringText(forms.available, choices),
     /** For the inbox: fae's own copy of something it asked its host; true when it is one (nothing else is told of it). */
     noteOwn: copies.note,
     /** Whether a message is fae's own copy of an approval request or an evaluation (the tools never see one). */

@@ -1,6 +1,7 @@
 // The host's decision on an approval request, read leniently: the words a
 // person types into a form field or stores as a text (approve, yes, ok;
-// deny, no; always; always for <who>). Anything else, an empty field
+// deny, no; always, which is for whoever asked; always for <who>, naming
+// them; always for everyone). Anything else, an empty field
 // included, is a denial, and the model and the host are told why: a call
 // runs only on a decision fae understood.
 import { q } from '@endo/errors';
@@ -19,7 +20,7 @@ const DENY = new Set(['deny', 'denied', 'no', 'n', 'refuse', 'refused', 'reject'
 const ASKER = new Set(['this correspondent', 'the correspondent', 'them', 'him', 'her', 'it', 'me', 'the sender', 'this sender', 'sender', 'this one']);
 
 /** The words fae understands, for the texts that ask for a decision. */
-export const DECISION_WORDS = 'approve, deny, "always for" whoever asked, or "always"';
+export const DECISION_WORDS = 'approve, deny, or always (for whoever asked; "always for everyone" for all)';
 
 /**
  * Reads `text`; `askerNames` are the names whoever asked goes by (their
@@ -31,7 +32,9 @@ export const readDecision = (text: unknown, askerNames: readonly string[]): Deci
   if (words === '') return harden({ kind: 'unclear', why: 'no decision was given' });
   if (APPROVE.has(words)) return harden({ kind: 'approve' });
   if (DENY.has(words)) return harden({ kind: 'deny' });
-  if (words === 'always' || words === 'always for everyone' || words === 'always for all') {
+  // The fewest words give the least: "always" is for whoever asked.
+  if (words === 'always') return harden({ kind: 'always', forAsker: true });
+  if (words === 'always for everyone' || words === 'always for all' || words === 'always for anyone') {
     return harden({ kind: 'always', forAsker: false });
   }
   const forWho = /^always for (.+)$/.exec(words);
@@ -41,7 +44,7 @@ export const readDecision = (text: unknown, askerNames: readonly string[]): Deci
     if (ASKER.has(who) || names.includes(who)) return harden({ kind: 'always', forAsker: true });
     return harden({
       kind: 'unclear',
-      why: `the decision names ${q(forWho[1])}, but ${askerNames[0] ?? 'someone else'} asked; a standing approval is given to whoever asked ("always for ${askerNames[0] ?? 'them'}") or to everyone ("always")`,
+      why: `the decision names ${q(forWho[1])}, but ${askerNames[0] ?? 'someone else'} asked; a standing approval is given to whoever asked ("always") or to everyone ("always for everyone")`,
     });
   }
   return harden({ kind: 'unclear', why: `${q(text.trim())} is not a decision fae understands (${DECISION_WORDS})` });

@@ -62,11 +62,12 @@ export const makeGiveGate = ({ grants, hostWait, channel, givenBy, logger, tellH
     const { give, turn } = ask;
     const what = pending.map(item => item.shown).join(', ');
     const word = senderWord(recipient);
+    const choices = harden({ always: `from now on what is named here may go to ${word} without asking you` });
     const text = giveApprovalText(
       { how: give.how, items: pending.map(item => item.shown), recipient, asker: turn.sender, askerIsHost: turn.fromHost, about: turn.about, tag: newTag() },
-      { waitText: hostWait.waitText, answering: channel.answeringGive(word) },
+      { waitText: hostWait.waitText, answering: channel.answering(choices) },
     );
-    const outcome = await hostWait.wait(text, word, `give ${what}`, ask);
+    const outcome = await hostWait.wait(text, choices, `give ${what}`, ask);
     if (outcome.kind === 'abandoned') {
       audit(ask, recipient, 'abandoned', 'cancellation', started);
       throw outcome.error;

@@ -1,6 +1,6 @@
-// Standing approvals: the host answered "always" (for everyone) or "always
-// for <who>" (for whoever asked), and that tool needs no approval from then
-// on, for them. Each grant is a record in the value `approval-grants` in
+// Standing approvals: the host answered "always" (for whoever asked) or
+// "always for everyone", and that tool needs no approval from then on, for
+// them. Each grant is a record in the value `approval-grants` in
 // fae's directory, sealed from fae's tools like its conversations: the
 // model can neither read, forge nor remove one. The host sees them in
 // status() (and /approvals, npm start's /list) by number, and revokes one

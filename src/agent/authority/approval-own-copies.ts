@@ -1,13 +1,16 @@
 // fae's own copies of what it asks its host (issue 22): its approval
-// requests (a form on May and August, a request on February) and, on
-// February, the eval-requests of evaluate. No tool sees them; February's
-// go once the host has settled them. One from before a restart has no one
+// requests (a form on May and August, with the whole request as a message
+// before it; a request on February) and, on February, the eval-requests of
+// evaluate. No tool sees them; the message is dismissed from fae's inbox
+// at once (the host keeps its copy), February's requests once the host
+// has settled them. One from before a restart has no one
 // waiting for it: an approval request answered then is told it ran
 // nothing, and the host is told to reject an old eval-request, which the
 // daemon would still run if approved.
 import type { InboxMessage } from '../../daemon/adapter.js';
 import type { Logger } from '../../logging/log.js';
 import { APPROVAL_HEADING } from './approval-text.js';
+import { messageText } from '../../daemon/message-format.js';
 import { makeRecentMap } from '../../recent-map.js';
 import { REPORTED_ALREADY, inBackground } from '../../background.js';
 
@@ -89,6 +92,11 @@ export const makeOwnRequestCopies = ({
       if (message.type === 'eval-request') {
         hidden.set(message.number, true);
         noteEvalRequest(message);
+        return true;
+      }
+      if (message.type === 'package' && messageText(message).startsWith(APPROVAL_HEADING)) {
+        hidden.set(message.number, true);
+        inBackground(dismiss(message.number), REPORTED_ALREADY);
         return true;
       }
       const description = typeof message.description === 'string' ? message.description : '';

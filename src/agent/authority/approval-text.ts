@@ -1,12 +1,14 @@
-// What the host reads when fae asks its approval: which tool, who asked
-// (in the turn of which message), and the arguments, every one whole: the
-// command line of runCommand; for editFile and edit a unified diff of each
-// replacement; for writeFile the whole new content; for any other tool
-// each argument. The host approves exactly what runs, so nothing is cut
-// and nothing redacted: arguments that hold what looks like a secret, or
-// too much to read, are refused before anyone is asked (unshownArguments),
-// and a character that would not show (a control or formatting character,
-// which could hide what follows it) is written as its code.
+// What the host reads when fae asks its approval: a title that asks the
+// question in one line ("run `ls -la` for alice?"), then, as markdown, who
+// asked (in the turn of which message) and the arguments, every one whole
+// and every block fenced: the command line of runCommand; for editFile and
+// edit a unified diff of each replacement; for writeFile the whole new
+// content; for any other tool each argument. The host approves exactly
+// what runs, so nothing is cut and nothing redacted: arguments that hold
+// what looks like a secret, or too much to read, are refused before anyone
+// is asked (unshownArguments), and a character that would not show (a
+// control or formatting character, which could hide what follows it) is
+// written as its code.
 import type { Redact } from '../../logging/redact.js';
 import { unifiedDiff } from '../../tool-kit/unified-diff.js';
 
@@ -37,6 +39,10 @@ export interface ApprovalCall {
 
 const lines = (text: string) => text.replace(/\r\n/g, '\n').split('\n');
 
+/** How many lines a file of `text` has: a last newline ends a line, it starts none. */
+export const lineCount = (text: string) => (text === '' ? 0 : lines(text.endsWith('\n') ? text.slice(0, -1) : text).length);
+harden(lineCount);
+
 /**
  * `text` with every character that would not show as itself written as
  * its code (\u{202e}): controls but tab and newline, and the invisible
@@ -47,11 +53,17 @@ export const showingEverything = (text: string) =>
   text.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\p{Cf}\u2028\u2029]/gu, char => `\\u{${char.codePointAt(0)?.toString(16)}}`);
 harden(showingEverything);
 
-/** A block of text, indented, whole. */
-const block = (text: string, prefix = '  ') =>
-  lines(text.endsWith('\n') ? text.slice(0, -1) : text)
-    .map(line => `${prefix}${showingEverything(line)}`)
-    .join('\n');
+/**
+ * A block of text, whole, fenced as markdown code (`language` names its
+ * kind: sh, diff, js), with a fence longer than any run of backticks in it.
+ */
+export const block = (text: string, language = '') => {
+  const shown = lines(text.endsWith('\n') ? text.slice(0, -1) : text).map(showingEverything);
+  const longest = Math.max(2, ...shown.map(line => Math.max(0, ...(line.match(/`+/g) ?? []).map(run => run.length))));
+  const fence = '`'.repeat(longest + 1);
+  return [`${fence}${language}`, ...shown, fence].join('\n');
+};
+harden(block);
 
 const asText = (value: unknown) => (typeof value === 'string' ? value : (JSON.stringify(value) ?? String(value)));
 
@@ -60,14 +72,17 @@ const replacementDiff = (path: string, before: string, after: string) => {
   const ended = (text: string) => (text.endsWith('\n') ? text : `${text}\n`);
   const [old, next] = [ended(before), ended(after)];
   const diff = unifiedDiff(old, next, [{ oldStart: 0, oldEnd: old.length, newStart: 0, newEnd: next.length }], { path });
-  return diff === '' ? '  (the replacement changes nothing)' : block(diff);
+  return diff === '' ? '(the replacement changes nothing)' : block(diff, 'diff');
 };
 
-/** Each argument: short ones on their line, long or multi-line ones as a block. */
+/** Whether `text` shows whole as inline code on one short line. */
+const isInline = (text: string, most = 200) => !/[\n`]/.test(text) && text.length <= most;
+
+/** Each argument: short ones as an item of a list, in code; long or multi-line ones as a block. */
 const eachArgument = (args: Readonly<Record<string, unknown>>) =>
   Object.entries(args).map(([name, value]) => {
     const text = asText(value);
-    return text.includes('\n') || text.length > 200 ? `${name}:\n${block(text)}` : `${name}: ${showingEverything(text)}`;
+    return isInline(text) ? `- ${name}: \`${showingEverything(text)}\`` : `${name}:\n${block(text)}`;
   });
 
 const without = (args: Readonly<Record<string, unknown>>, ...names: string[]) =>
@@ -90,9 +105,9 @@ const codeLines = (source: string, endowments: unknown) => {
   const given = typeof endowments === 'object' && endowments !== null ? Object.entries(endowments) : [];
   return [
     'The code (JavaScript, run in a fresh worker, where E, Far, M and makeExo are there too):',
-    block(source, '  | '),
+    block(source, 'js'),
     given.length === 0 ? 'It receives nothing from fae\'s directory.' : 'It receives, from fae\'s directory:',
-    ...given.map(([codeName, petName]) => `  ${codeName}: ${asText(petName)}`),
+    ...given.map(([codeName, petName]) => `- ${codeName}: ${showingEverything(asText(petName))}`),
   ];
 };
 
@@ -101,11 +116,11 @@ const argumentLines = (name: string, args: Readonly<Record<string, unknown>>): s
   const { command, filePath, contents, oldString, newString, path, source } = args;
   if (name === 'evaluate' && typeof source === 'string') return codeLines(source, args.endowments);
   if (name === 'runCommand' && typeof command === 'string') {
-    return ['The command:', block(command, '  $ '), ...eachArgument(without(args, 'command'))];
+    return ['The command:', block(command, 'sh'), ...eachArgument(without(args, 'command'))];
   }
   if (name === 'writeFile' && typeof filePath === 'string' && typeof contents === 'string') {
-    const count = lines(contents).length;
-    return [`Write ${showingEverything(filePath)}: ${contents.length} characters, ${count} lines. The new content, whole:`, block(contents, '  | ')];
+    const count = lineCount(contents);
+    return [`Write ${showingEverything(filePath)}: ${contents.length} characters, ${count} line${count === 1 ? '' : 's'}. The new content, whole:`, block(contents)];
   }
   if (name === 'editFile' && typeof filePath === 'string' && typeof oldString === 'string' && typeof newString === 'string') {
     return [
@@ -151,16 +166,59 @@ harden(unshownArguments);
 const messageWords = ({ askerIsHost, asker, about }: { askerIsHost?: boolean; asker: string; about?: string }) =>
   `${askerIsHost ? 'your' : `${asker}'s`} message${about === undefined ? '' : ` ${about}`}`;
 
-/** The request's first line: what it is about, and its tag. */
-export const approvalTitle = ({ tool, asker, tag }: Pick<ApprovalCall, 'tool' | 'asker' | 'tag'>) =>
-  `${APPROVAL_HEADING} ${tool} for ${asker} (request ${tag})`;
+/** `text` as inline code, every character showing (between double backticks when it holds one). */
+const code = (text: string) => (text.includes('`') ? `\`\` ${showingEverything(text)} \`\`` : `\`${showingEverything(text)}\``);
+
+/** Short arguments in a few words ("what: x, times: 2"), if they are that short. */
+const fewWords = (args: Readonly<Record<string, unknown>>) => {
+  const words = Object.entries(args)
+    .map(([name, value]) => `${name}: ${asText(value)}`)
+    .join(', ');
+  return isInline(words, 60) ? showingEverything(words) : undefined;
+};
+
+/** A path short enough for a title, on one line. */
+const isShortName = (text: string) => !text.includes('\n') && text.length <= 80;
+
+/** What a call does, in a few words on one line: "run `ls -la`", "write `notes.txt` (2 lines)". */
+const whatCallDoes = ({ tool, ownName, args }: Pick<ApprovalCall, 'tool' | 'ownName' | 'args'>) => {
+  const { command, filePath, contents, path, edits, source } = args;
+  const name = ownName ?? tool;
+  if (name === 'runCommand' && typeof command === 'string') {
+    if (!command.includes('\n') && command.length <= 60) return `run ${code(command)}`;
+    const count = lineCount(command);
+    return count > 1 ? `run a command of ${count} lines` : 'run a long command';
+  }
+  if (name === 'writeFile' && typeof filePath === 'string' && typeof contents === 'string' && isShortName(filePath)) {
+    const count = lineCount(contents);
+    return `write ${code(filePath)} (${count} line${count === 1 ? '' : 's'})`;
+  }
+  if (name === 'editFile' && typeof filePath === 'string' && isShortName(filePath)) return `edit ${code(filePath)}`;
+  if (name === 'edit' && typeof path === 'string' && isShortName(path)) {
+    return Array.isArray(edits) && edits.length > 1 ? `edit ${code(path)} in ${edits.length} places` : `edit ${code(path)}`;
+  }
+  if (name === 'evaluate' && typeof source === 'string') return 'run JavaScript code';
+  const words = fewWords(args);
+  return words === undefined ? `call ${tool}` : `call ${tool} (${words})`;
+};
+
+/** Whom the host reads the question for: "you", or the asker as fae names them. */
+const forWhom = ({ askerIsHost, asker }: { askerIsHost?: boolean; asker: string }) => (askerIsHost ? 'you' : asker);
+
+/**
+ * The request's first line, which asks the question whole and holds the
+ * tag that tells it from every other: "Approval needed: run `ls -la` for
+ * alice? (request 1a2b)". A form's description is this line alone.
+ */
+export const approvalTitle = (call: Pick<ApprovalCall, 'tool' | 'ownName' | 'args' | 'asker' | 'askerIsHost' | 'tag'>) =>
+  `${APPROVAL_HEADING} ${whatCallDoes(call)} for ${forWhom(call)}? (request ${call.tag})`;
 harden(approvalTitle);
 
 /**
- * The whole request: its title, what is asked, the arguments, how long
- * fae waits, and `answering`, how the host answers where it reads this.
- * The arguments are shown as they are (unshownArguments refuses those that
- * cannot be): nothing here is cut or redacted.
+ * The whole request, as markdown: its title, what is asked, the arguments,
+ * how long fae waits, and `answering`, how the host answers where it reads
+ * this. The arguments are shown as they are (unshownArguments refuses those
+ * that cannot be): nothing here is cut or redacted.
  */
 export const approvalText = (call: ApprovalCall, { waitText, answering }: { waitText: string; answering: string }) => {
   const where = call.petName === undefined ? 'a built-in tool' : `tools/${call.petName}`;
@@ -202,18 +260,22 @@ const HOW: Readonly<Record<GiveCall['how'], string>> = harden({
   move: 'by moving it into a directory they can read',
 });
 
-/** The first line of a request to hand something over ("give X for alice" when alice asked for herself). */
-export const giveTitle = ({ items, recipient, asker, tag }: Pick<GiveCall, 'items' | 'recipient' | 'asker' | 'tag'>) =>
-  `${APPROVAL_HEADING} give ${showingEverything(items.join(', '))}${recipient === asker ? '' : ` to ${recipient}`} for ${asker} (request ${tag})`;
+/** The first line of a request to hand something over ("give `counter` to alice?" when alice asked for herself). */
+export const giveTitle = (call: Pick<GiveCall, 'items' | 'recipient' | 'asker' | 'askerIsHost' | 'tag'>) => {
+  const items = call.items.map(code).join(', ');
+  const to = call.recipient === call.asker ? forWhom(call) : `${call.recipient} for ${forWhom(call)}`;
+  return `${APPROVAL_HEADING} give ${items} to ${to}? (request ${call.tag})`;
+};
 harden(giveTitle);
 
-/** The whole request to hand something over: what, to whom, how, and what that means. */
+/** The whole request to hand something over, as markdown: what, to whom, how, and what that means. */
 export const giveApprovalText = (call: GiveCall, { waitText, answering }: { waitText: string; answering: string }) =>
   [
     giveTitle(call),
     '',
     `While answering ${messageWords(call)}, fae's model wants to hand this to ${call.recipient}, ${HOW[call.how]}:`,
-    ...call.items.map(item => `  - ${showingEverything(item)}`),
+    '',
+    ...call.items.map(item => `- ${code(item)}`),
     '',
     `Whoever holds a capability can use it themselves, for as long as it exists, without asking you or fae. Nothing is handed over until you approve.`,
     '',

@@ -5,7 +5,7 @@
 // when the turn is cancelled.
 import { TimeoutError, unlessGivenUp } from '../../timeout.js';
 import { durationText } from './approval-text.js';
-import type { ApprovalChannel, HostAnswer } from './approval-channel.js';
+import type { ApprovalChannel, Choices, HostAnswer } from './approval-channel.js';
 
 /** How the asking turn waits: its cancellation, who is told, whose place is freed. */
 export interface WaitingTurn {
@@ -38,14 +38,14 @@ export const makeHostWait = ({ channel, timeoutMs }: { readonly channel: Approva
     };
   };
 
-  /** Mails `text` to the host (`asker` named in the decision) and waits for the answer. */
-  const wait = async (text: string, asker: string, what: string, turn: WaitingTurn): Promise<WaitOutcome> => {
+  /** Mails the host `text`, offering `choices`, and waits for the answer. */
+  const wait = async (text: string, choices: Choices, what: string, turn: WaitingTurn): Promise<WaitOutcome> => {
     turn.onWait?.(what);
     const unpark = turn.park?.();
     const release = hold();
     let asked: ReturnType<ApprovalChannel['ask']> | undefined;
     try {
-      asked = channel.ask(text, asker);
+      asked = channel.ask(text, choices);
       const answer = await unlessGivenUp(asked.answer, { timeoutMs, describe: () => 'no answer', signal: turn.signal });
       return harden({ kind: 'answer', answer });
     } catch (error) {

@@ -193,8 +193,11 @@ export const makeApprovals = (options: ApprovalsOptions) => {
       return refused(unshown);
     }
     const call = { tool: name, ...origin, args: ask.args, asker: turn.sender, askerIsHost: turn.fromHost, about: turn.about, tag: newTag(), mayHaveRun };
-    const text = approvalText(call, { waitText: hostWait.waitText, answering: channel.answering(senderWord(turn.sender), name) });
-    const outcome = await hostWait.wait(text, senderWord(turn.sender), name, ask);
+    const choices = harden(
+      tool === 'never' ? {} : { always: `from now on ${name} needs no approval in ${turn.fromHost ? 'your' : `${senderWord(turn.sender)}'s`} turns` },
+    );
+    const text = approvalText(call, { waitText: hostWait.waitText, answering: channel.answering(choices) });
+    const outcome = await hostWait.wait(text, choices, name, ask);
     switch (outcome.kind) {
       case 'answer':
         return decide({ grants, tellHost, audit }, ask, outcome.answer, tool, started);
