@@ -70,3 +70,35 @@ test('what the server says of its reading reaches the turn: fae asks for it and 
   t.deepEqual(seen, ['the model is reading, 0%', 'the model is reading, 50%', 'the model is reading, 100%']);
   t.is(server.chatRequests[0].body.return_progress, true);
 });
+
+test("a conversation past the server's window is folded into a summary, sized by the server's window", async t => {
+  // The server holds 8192 tokens; fae's setting (FAE_CONTEXT_TOKENS) is left at its far larger default.
+  const server = await startLlmServer('openai', { llamaCpp: true, window: 8192 });
+  t.teardown(() => server.close());
+  const started = await startFaeInDaemon({ provider: createProvider(server.env({ LAL_MAX_RETRIES: '0' })), env: {} });
+  t.teardown(() => started.daemon.stop());
+  await started.nextFromFae(WAIT_MS);
+  const summaries: number[] = [];
+  for (let i = 0; i < 16; i += 1) {
+    server.respond(request => {
+      const isSummary = request.body.tools === undefined || request.body.tools.length === 0;
+      if (isSummary) summaries.push(Number(/at most (\d+) words/.exec(JSON.stringify(request.body.messages))?.[1]));
+      // What a real server reports: about a token for every four characters it read.
+      const usage = { inputTokens: Math.ceil(JSON.stringify(request.body).length / 4), outputTokens: 3 };
+      return { text: isSummary ? 'SUMMARY: the person wrote long notes.' : 'Noted.', usage };
+    });
+  }
+  // Each note about 600 tokens: eight of them and fae's own part are past 8192.
+  for (let n = 1; n <= 10; n += 1) {
+    await E(started.host).send('fae', [`Note ${n}: ${'words of a long note '.repeat(120)}`], [], []);
+    t.is(messageText(await started.nextFromFae(WAIT_MS)), 'Noted.');
+  }
+  t.true(summaries.length >= 1, 'the old turns were folded into a summary');
+  // The summary is sized by the server's window (an eighth of it), not by the configured 32,000.
+  t.true(summaries.every(words => words > 0 && words <= 0.6 * (8192 / 8)), JSON.stringify(summaries));
+  // Folded to half the room left, not at every turn.
+  t.true(summaries.length <= 2, JSON.stringify(summaries));
+  const last = JSON.stringify(server.chatRequests.at(-1)?.body.messages);
+  t.true(last.includes('SUMMARY: the person wrote long notes.'), 'the next request carries the summary');
+  t.true(started.logs.some(line => line.includes('conversation-compacted')));
+});

@@ -125,6 +125,7 @@ export const makeConversations = (
     amend: sync.amend,
     // Folded past what the conversation keeps: the index of ids lets them go too.
     onLetGo: (conversation, ids) => ids.forEach(id => memory.held.forgetId(id, conversation.key)),
+    scale: meter.scale,
   });
   const requests = makeRequests({ limits, systemMessage, compact, meter });
 

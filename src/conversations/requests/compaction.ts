@@ -115,6 +115,11 @@ export interface CompactionOptions {
    * no index should point them at it.
    */
   readonly onLetGo?: (conversation: Conversation, ids: readonly string[]) => void;
+  /**
+   * What the provider counts for an estimate of fae's (tokens.ts: learnt
+   * from the usage it reports); estimates as they are without it.
+   */
+  readonly scale?: (estimate: number) => number;
 }
 
 /** How many messages `turns` hold. */
@@ -139,22 +144,29 @@ const keptIds = (earlier: readonly string[], folded: readonly Turn[]) => {
   return { kept, letGo: all.slice(0, all.length - kept.length).filter(id => !still.has(id)) };
 };
 
-export const makeCompaction = ({ provider, limits, systemMessage, redact, logger, onUsage, amend, onLetGo = () => {} }: CompactionOptions) => {
-  const budget = limits.contextTokens;
+export const makeCompaction = (options: CompactionOptions) => {
+  const { provider, limits, systemMessage, redact, logger, onUsage, amend, onLetGo = () => {}, scale = (estimate: number) => estimate } = options;
+  /**
+   * What a request may take, in fae's estimates, read as each compaction
+   * begins: the server's window, learnt at the first request or narrowed
+   * by a refusal, replaces the configured one (context-window.ts).
+   */
+  const budgetNow = () => Math.floor((limits.contextTokens * 1000) / Math.max(1000, scale(1000)));
+  /** What one summary may take, of `budget`. */
+  const summaryTokensOf = (budget: number) => Math.max(64, Math.floor(budget / 8));
   /** Conversations whose last summary failed: how often in a row, and the turn (its sequence number) from which to try again. */
   const deferred = new WeakMap<Conversation, { readonly failures: number; readonly fromSeq: number }>();
-  /** What one summary may take. */
-  const summaryTokens = Math.max(64, Math.floor(budget / 8));
 
   /**
    * How many of the oldest turns to fold so that the request takes half
    * the budget (so compaction is rare); past FAE_MAX_TRANSCRIPT, down to
    * half of it as well.
    */
-  const foldCount = (conversation: Conversation, current: readonly ChatMessage[], schemas: readonly ToolSchema[]) => {
+  const foldCount = (conversation: Conversation, current: readonly ChatMessage[], schemas: readonly ToolSchema[], budget: number) => {
     const { turns } = conversation;
-    const fixed = estimateMessages([systemMessage, ...current]) + estimateSchemas(schemas) + summaryTokens;
-    let count = turnsToFold(turns.map(t => t.messages), fixed, Math.floor(budget / 2));
+    const fixed = estimateMessages([systemMessage, ...current]) + estimateSchemas(schemas) + summaryTokensOf(budget);
+    // Half the room the fixed part leaves (half the budget, on a window that fixed part hardly fills).
+    let count = turnsToFold(turns.map(t => t.messages), fixed, fixed + Math.floor(Math.max(0, budget - fixed) / 2));
     const total = messageCount(turns) + current.length;
     if (total > limits.maxTranscript) {
       let dropped = messageCount(turns.slice(0, count));
@@ -167,9 +179,9 @@ export const makeCompaction = ({ provider, limits, systemMessage, redact, logger
   };
 
   /** How many of the oldest `count` turns one summary takes: those whose text, with the summary so far, fits. */
-  const batchSize = (turns: readonly Turn[], count: number) => {
+  const batchSize = (turns: readonly Turn[], count: number, budget: number) => {
     let batch = 0;
-    let size = 400 + summaryTokens;
+    let size = 400 + summaryTokensOf(budget);
     while (batch < count && (batch === 0 || size + estimateMessages(turns[batch].messages) <= budget)) {
       size += estimateMessages(turns[batch].messages);
       batch += 1;
@@ -178,11 +190,11 @@ export const makeCompaction = ({ provider, limits, systemMessage, redact, logger
   };
 
   /** Folds the oldest `batch` turns into the summary; false when the model could not summarize them. */
-  const foldBatch = async (conversation: Conversation, batch: number, options: ChatOptions) => {
+  const foldBatch = async (conversation: Conversation, batch: number, budget: number, options: ChatOptions) => {
     const folded = conversation.turns.slice(0, batch);
     let summary;
     try {
-      summary = await summarize(provider, conversation.summary, folded.map(t => t.messages), summaryTokens, options);
+      summary = await summarize(provider, conversation.summary, folded.map(t => t.messages), summaryTokensOf(budget), options);
     } catch (error) {
       // Aborted with its turn: no failure, and the turn asks nothing more.
       options.signal?.throwIfAborted();
@@ -225,11 +237,12 @@ export const makeCompaction = ({ provider, limits, systemMessage, redact, logger
     schemas: readonly ToolSchema[],
     options: ChatOptions,
   ) => {
-    for (let count = foldCount(conversation, current, schemas); count > 0; ) {
-      const batch = batchSize(conversation.turns, count);
+    const budget = budgetNow();
+    for (let count = foldCount(conversation, current, schemas, budget); count > 0; ) {
+      const batch = batchSize(conversation.turns, count, budget);
       // Sequential on purpose: each batch builds on the previous summary.
       // eslint-disable-next-line no-await-in-loop
-      if (!(await foldBatch(conversation, batch, options))) return;
+      if (!(await foldBatch(conversation, batch, budget, options))) return;
       count -= batch;
     }
   };
