@@ -165,8 +165,7 @@ export const makeCompaction = (options: CompactionOptions) => {
   const foldCount = (conversation: Conversation, current: readonly ChatMessage[], schemas: readonly ToolSchema[], budget: number) => {
     const { turns } = conversation;
     const fixed = estimateMessages([systemMessage, ...current]) + estimateSchemas(schemas) + summaryTokensOf(budget);
-    // Half the room the fixed part leaves (half the budget, on a window that fixed part hardly fills).
-    let count = turnsToFold(turns.map(t => t.messages), fixed, fixed + Math.floor(Math.max(0, budget - fixed) / 2));
+    let count = turnsToFold(turns.map(t => t.messages), fixed, Math.floor(budget / 2));
     const total = messageCount(turns) + current.length;
     if (total > limits.maxTranscript) {
       let dropped = messageCount(turns.slice(0, count));
