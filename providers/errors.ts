@@ -73,7 +73,10 @@ export class ContextOverflowError extends ProviderError {
   override name = 'ContextOverflowError';
   constructor(
     message: string,
+    /** What the server says it holds, when it says. */
     readonly contextTokens: number | undefined,
+    /** What the server counted of the refused request, when it says: what fae's estimate of it should have been. */
+    readonly requestTokens?: number,
   ) {
     super(message, 'context');
   }
@@ -88,7 +91,10 @@ harden(ContextOverflowError);
  * maximum"); undefined when it is not that answer. The number is
  * undefined when only the fact is said.
  */
-export const readContextOverflow = (status: number, message: string): { readonly contextTokens: number | undefined } | undefined => {
+export const readContextOverflow = (
+  status: number,
+  message: string,
+): { readonly contextTokens: number | undefined; readonly requestTokens?: number } | undefined => {
   if (status !== 400 && status !== 413 && status !== 500) return undefined;
   const limit =
     /context size \((\d+) tokens\)/.exec(message) ??
@@ -96,7 +102,13 @@ export const readContextOverflow = (status: number, message: string): { readonly
     /> (\d+) maximum/.exec(message) ??
     /context (?:window|length) (?:is |of )?(\d+)/i.exec(message);
   const said = limit !== null || /exceeds? (?:the )?(?:available |maximum )?context|context[_ ]length[_ ]exceeded|prompt is too long/i.test(message);
-  return said ? harden({ contextTokens: limit === null ? undefined : Number(limit[1]) }) : undefined;
+  if (!said) return undefined;
+  // llama.cpp: "request (9586 tokens) exceeds"; OpenAI, vLLM: "your messages resulted in 9586 tokens"; Anthropic: "too long: 210000 tokens >".
+  const counted = /request \((\d+) tokens\)/.exec(message) ?? /resulted in (\d+) tokens/i.exec(message) ?? /too long: (\d+) tokens/i.exec(message);
+  return harden({
+    contextTokens: limit === null ? undefined : Number(limit[1]),
+    ...(counted === null ? {} : { requestTokens: Number(counted[1]) }),
+  });
 };
 harden(readContextOverflow);
 
@@ -238,8 +250,10 @@ const statusError = (status: number, serverMessage: string, config: ProviderConf
     const holds = overflow.contextTokens === undefined ? '' : ` (it holds ${overflow.contextTokens} tokens)`;
     return new ContextOverflowError(
       `the model ${q(config.model)} at ${at} cannot read a request this long${holds}: ${serverMessage}; ` +
-        'lower FAE_CONTEXT_TOKENS to what the model holds, or give the model a larger context (llama.cpp: -c; Ollama: num_ctx); /forget starts the conversation afresh',
+        'give the model a larger context (llama.cpp: -c; Ollama: num_ctx), offer fewer built-in tools (FAE_BUILTINS), or send a shorter message ' +
+        '(where the server does not say what it holds, set FAE_CONTEXT_TOKENS to it); /forget starts the conversation afresh',
       overflow.contextTokens,
+      overflow.requestTokens,
     );
   }
   if (status === 401 || status === 403) {

@@ -36,20 +36,37 @@ const start = async (t: { teardown(fn: () => unknown): void }) => {
   return { server, ...started, ask };
 };
 
-test('a request past the server\'s context is made smaller and sent once more', async t => {
+test("a request past the server's context is made smaller, by what the server counted, and sent once more", async t => {
   const { server, ask, logs } = await start(t);
-  server.fail(400, OVERFLOW).reply({ text: 'Answered within 4096 tokens.' });
-  t.is(await ask('a long question'), 'Answered within 4096 tokens.');
-  t.is(server.chatRequests.length, 2);
-  t.true(logs.some(line => line.includes('context-window-narrowed') && line.includes('tokens=3481')));
+  // A conversation that nearly fills the server's 8192 tokens, by fae's estimates.
+  for (let n = 1; n <= 7; n += 1) {
+    server.reply({ text: 'Noted.' });
+    t.is(await ask(`Note ${n}: ${'words of a long note '.repeat(120)}`), 'Noted.');
+  }
+  // The server counts more than fae estimated, and refuses; fae learns by how much.
+  const refusal = harden({ error: { ...OVERFLOW.error, message: 'request (8600 tokens) exceeds the available context size (8192 tokens), try increasing it' } });
+  const answer = (request: { body: { tools?: readonly unknown[] } }) => ({ text: (request.body.tools ?? []).length === 0 ? 'Notes on words.' : 'Answered within 8192 tokens.' });
+  server.fail(400, refusal).respond(answer).respond(answer);
+  t.is(await ask('one more note'), 'Answered within 8192 tokens.');
+  const bodies = server.chatRequests.map(request => request.body);
+  const refused = bodies[7];
+  const resent = bodies.slice(8).find(body => (body.tools ?? []).length > 0);
+  t.true(
+    resent !== undefined && JSON.stringify(resent.messages).length < JSON.stringify(refused.messages).length,
+    'the second try is smaller than the refused one',
+  );
+  // What the server counted taught fae's estimates; its window is not narrowed for good.
+  t.false(logs.some(line => line.includes('context-window-narrowed')));
 });
 
-test("a turn that still cannot fit is not kept, and the host is told what to change", async t => {
+test("a turn that cannot fit is sent once, not kept, and the host is told what to change", async t => {
   const { server, ask } = await start(t);
-  server.fail(400, OVERFLOW).fail(400, OVERFLOW);
+  server.fail(400, OVERFLOW);
   const told = await ask('SOMETHING ENORMOUS');
   t.regex(told, /cannot read a request this long \(it holds 4096 tokens\)/);
-  t.regex(told, /FAE_CONTEXT_TOKENS/);
+  t.regex(told, /give the model a larger context \(llama\.cpp: -c; Ollama: num_ctx\), offer fewer built-in tools \(FAE_BUILTINS\), or send a shorter message/);
+  // Nothing could be left out of it: the same request is not sent again.
+  t.is(server.chatRequests.length, 1);
   // The next message does not carry the one that could not fit.
   server.reply({ text: 'hello again' });
   t.is(await ask('hi'), 'hello again');
@@ -67,7 +84,7 @@ test('what the server says of its reading reaches the turn: fae asks for it and 
     if (value.type === 'progress') seen.push(value.text);
     if (value.type === 'turn-done') break;
   }
-  t.deepEqual(seen, ['the model is reading, 0%', 'the model is reading, 50%', 'the model is reading, 100%']);
+  t.deepEqual(seen, ['the model is reading the conversation, 0%', 'the model is reading the conversation, 50%', 'the model is reading the conversation, 100%']);
   t.is(server.chatRequests[0].body.return_progress, true);
 });
 

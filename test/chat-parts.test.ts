@@ -23,6 +23,10 @@ test('typed lines: messages, commands with and without arguments, mistakes', t =
   t.deepEqual(parseLine('/help'), { kind: 'help' });
   t.deepEqual(parseLine('/QUIT'), { kind: 'quit' });
   t.deepEqual(parseLine('/exit'), { kind: 'quit' });
+  // fae's own commands are mailed to fae, which answers them itself (its notices name /forget).
+  t.deepEqual(parseLine('/forget'), { kind: 'message', text: '/forget' });
+  t.deepEqual(parseLine('/name unnamed-1a2b3c4d alice'), { kind: 'message', text: '/name unnamed-1a2b3c4d alice' });
+  t.deepEqual(parseLine('/status'), { kind: 'message', text: '/status' });
   t.deepEqual(parseLine('/give greet'), { kind: 'give', tool: 'greet', text: undefined });
   t.deepEqual(parseLine('/give  greet   use it  well '), { kind: 'give', tool: 'greet', text: 'use it  well' });
   t.like(parseLine('/give'), { kind: 'invalid' });

@@ -75,3 +75,19 @@ test('a reply posted after text streamed in says fae is working: the start of an
     progress.abandon();
   }
 });
+
+test('between the steps in which a server tells of its reading, the reply says the model is still reading, not that fae waits', async t => {
+  const { daemon, edits } = recordingDaemon();
+  const logger = makeLogger({ redact: text => text, write: () => {} });
+  const replies = makeProgressReplies(daemon, { afterMs: 1, logger, copies: makeOwnCopyWaits(), quietMs: 20 });
+  const progress = replies.start(message, Promise.resolve(7n));
+  progress.waiting();
+  progress.reading({ processed: 2048, total: 3141 });
+  const said = 'Working on it… the model is still reading the conversation (65% when it last said)';
+  for (let i = 0; i < 5000 && !edits.some(edit => edit.text === said); i += 1) await settle(1);
+  const texts = edits.map(edit => edit.text);
+  t.true(texts.includes('Working on it… the model is reading the conversation, 65%.'), texts.join(' | '));
+  t.true(texts.includes(said), texts.join(' | '));
+  t.false(edits.some(edit => edit.text.includes('still waiting for the model')));
+  progress.abandon();
+});

@@ -5,7 +5,9 @@
 // prompt, and its answer to a request past its context.
 import test from 'ava';
 import { ContextOverflowError, createProvider, type ChatMessage } from '../providers/index.js';
-import { troubleOf } from '../providers/errors.js';
+import { readContextOverflow, troubleOf } from '../providers/errors.js';
+import { makeContextWindow } from '../src/agent/limits/context-window.js';
+import { makeLogger } from '../src/logging/log.js';
 import { startLlmServer, type LlmServerOptions } from './support/llm-server.js';
 
 const hi: ChatMessage[] = harden([{ role: 'user', content: 'hi' }]);
@@ -69,7 +71,37 @@ test("a request past llama.cpp's context is a ContextOverflowError saying what i
   });
   const error = await t.throwsAsync(createProvider(server.env({ LAL_MAX_RETRIES: '0' })).chat(hi, []), { instanceOf: ContextOverflowError });
   t.is(error.contextTokens, 4096);
+  t.is(error.requestTokens, 9586);
   t.is(troubleOf(error), 'context');
   t.regex(error.message, /cannot read a request this long \(it holds 4096 tokens\)/);
-  t.regex(error.message, /FAE_CONTEXT_TOKENS/);
+  t.regex(error.message, /give the model a larger context \(llama\.cpp: -c; Ollama: num_ctx\)/);
+});
+
+test('what each kind of server says of a request too long is read: what it holds, and what it counted', t => {
+  const read = (message: string) => readContextOverflow(400, message);
+  t.deepEqual(read('request (9586 tokens) exceeds the available context size (4096 tokens), try increasing it'), { contextTokens: 4096, requestTokens: 9586 });
+  t.deepEqual(
+    read("This model's maximum context length is 8192 tokens. However, your messages resulted in 9001 tokens. Please reduce the length of the messages."),
+    { contextTokens: 8192, requestTokens: 9001 },
+  );
+  t.deepEqual(read('prompt is too long: 210000 tokens > 200000 maximum'), { contextTokens: 200000, requestTokens: 210000 });
+  t.deepEqual(read('the input exceeds the context window'), { contextTokens: undefined });
+  t.is(read('model not found'), undefined);
+  t.is(readContextOverflow(401, 'request (9586 tokens) exceeds the available context size (4096 tokens)'), undefined);
+});
+
+test("the context window: the server's word within the setting, a refusal narrows it, a new word starts over", t => {
+  const lines: string[] = [];
+  const window = makeContextWindow({ configured: 32_000, logger: makeLogger({ redact: text => text, write: line => lines.push(line) }) });
+  t.is(window.tokens(), 32_000);
+  window.fromServer(8192);
+  t.is(window.tokens(), 8192);
+  t.true(window.refused(4096), 'what the refusal said, less a margin, is smaller');
+  t.is(window.tokens(), Math.floor(4096 * 0.85));
+  t.true(window.refused(undefined), 'saying nothing, the window narrows by the margin');
+  t.is(window.tokens(), Math.floor(Math.floor(4096 * 0.85) * 0.85));
+  t.false(window.refused(64_000), 'a refusal that would widen it changes nothing');
+  window.fromServer(16_384);
+  t.is(window.tokens(), 16_384, "the server's new word replaces what refusals taught");
+  t.true(lines.some(line => line.includes('context-window-narrowed')));
 });

@@ -18,10 +18,11 @@ export const COMMANDS: readonly { readonly usage: string; readonly summary: stri
   { usage: '/list', summary: "show fae's pet names, its adopted tools and your standing approvals" },
   { usage: '/approve [TAG]', summary: "approve fae's request (TAG: its four hex digits, when several wait)" },
   { usage: '/deny [TAG] [reason]', summary: "deny fae's request; the reason is told to the model" },
-  { usage: '/always [TAG] [for WHO]', summary: 'approve, and from now on for everyone (or for WHO, who asked)' },
+  { usage: '/always [TAG] [for everyone]', summary: 'approve, and from now on for whoever asked (or for everyone)' },
   { usage: '/revoke N', summary: 'revoke standing approval N (/list shows them)' },
   { usage: '/usage', summary: "what fae's model calls have cost: in all, per model, per correspondent" },
   { usage: '/reset', summary: 'restart fae with an empty conversation (adopted tools stay)' },
+  { usage: '/forget, /status, …', summary: "fae's own commands go to fae, which answers them itself (/forget forgets your conversation)" },
   { usage: '/quit', summary: 'stop fae and leave (so do Ctrl-C and Ctrl-D)' },
 ]);
 
@@ -41,6 +42,9 @@ export type Command =
   | { readonly kind: 'invalid'; readonly problem: string };
 
 const SIMPLE = harden(['help', 'tools', 'list', 'usage', 'reset', 'quit'] as const);
+
+/** Commands fae answers itself over mail (src/agent/host/commands.ts), which the chat has none of its own for: mailed as they are. */
+const FAE_COMMANDS: ReadonlySet<string> = new Set(['forget', 'status', 'approvals', 'name', 'settings']);
 type Simple = (typeof SIMPLE)[number];
 
 /** A request of fae's named by its tag (four hex digits) or its number in your inbox (#N). */
@@ -69,6 +73,7 @@ export const parseLine = (line: string): Command => {
   const [word, ...rest] = text.slice(1).split(/\s+/);
   const name = word.toLowerCase();
   if (name === 'exit') return { kind: 'quit' };
+  if (FAE_COMMANDS.has(name)) return { kind: 'message', text };
   if ((SIMPLE as readonly string[]).includes(name)) {
     if (rest.length > 0) {
       return { kind: 'invalid', problem: `/${name} takes no arguments` };

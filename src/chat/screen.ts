@@ -31,7 +31,8 @@ export const makeScreen = ({ output, errors, interactive, verbose, redact }: Scr
 
   const promptText = () => {
     const asking = question === undefined ? IDLE_PROMPT : `${question} › `;
-    return status === undefined ? asking : `${SPINNER[frame]} ${status}… ${asking}`;
+    // One ellipsis, whatever the status ends with ("Working on it…", "…, 42%.").
+    return status === undefined ? asking : `${SPINNER[frame]} ${status.replace(/[.…]+$/, '')}… ${asking}`;
   };
 
   const redraw = () => {

@@ -352,9 +352,12 @@ export const makeMessageTurns = (options: MessageTurnOptions) => {
       onText: progress.text,
       onProgress: read => {
         progress.reading(read);
-        events.emit({ type: 'progress', message: message.number, text: `the model is reading, ${Math.floor((read.processed / Math.max(1, read.total)) * 100)}%` });
+        events.emit({ type: 'progress', message: message.number, text: `the model is reading the conversation, ${Math.floor((read.processed / Math.max(1, read.total)) * 100)}%` });
       },
-      narrowed: error => error instanceof ContextOverflowError && (options.contextWindow?.refused(error.contextTokens) ?? false),
+      // Where the server said how long the request was, the estimates learnt it (request-meter.ts); else the window narrows.
+      narrowed: error =>
+        error instanceof ContextOverflowError &&
+        (error.requestTokens !== undefined || (options.contextWindow?.refused(error.contextTokens) ?? false)),
     }).catch(error => {
       // What the calls before the failure spent is spent all the same.
       if (spent.requests > 0) spend(options, spent, state, sender);

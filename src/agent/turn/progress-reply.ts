@@ -194,6 +194,8 @@ export const makeProgressReplies = (
       : setTimeout(() => inBackground(post(reply), REPORTED_ALREADY), delay);
     first?.unref?.();
     let streamed = '';
+    /** How far the server last said the model had read the prompt, if it said (llama.cpp). */
+    let readPercent: number | undefined;
     let quietTimer: ReturnType<typeof setTimeout> | undefined;
     const stopTimers = () => {
       clearTimeout(first);
@@ -204,7 +206,10 @@ export const makeProgressReplies = (
     const watchQuiet = () => {
       clearTimeout(quietTimer);
       quietTimer = setTimeout(() => {
-        setStatus(reply, streamed === '' ? `${WORKING} ${STILL_WAITING}` : `${streamed}\n\n(${STILL_WAITING}…)`);
+        // The server reports its reading in large steps (a batch of the prompt): between them it is still reading.
+        const waitingText =
+          readPercent === undefined ? STILL_WAITING : `the model is still reading the conversation (${readPercent}% when it last said)`;
+        setStatus(reply, streamed === '' ? `${WORKING} ${waitingText}` : `${streamed}\n\n(${STILL_WAITING}…)`);
         onWaiting?.(message.number);
       }, quietMs);
       quietTimer.unref?.();
@@ -217,13 +222,15 @@ export const makeProgressReplies = (
       tool: (name: string) => {
         clearTimeout(quietTimer);
         streamed = '';
+        readPercent = undefined;
         setStatus(reply, `${WORKING} calling ${name}`);
       },
       /** The server says how far the model has read the prompt (llama.cpp). */
       reading: ({ processed, total }: { readonly processed: number; readonly total: number }) => {
         if (total <= 0 || streamed !== '') return;
+        readPercent = Math.floor((processed / total) * 100);
         watchQuiet();
-        setStatus(reply, `${WORKING} the model is reading the conversation, ${Math.floor((processed / total) * 100)}%.`);
+        setStatus(reply, `${WORKING} the model is reading the conversation, ${readPercent}%.`);
       },
       text: (delta: string) => {
         clearTimeout(quietTimer);

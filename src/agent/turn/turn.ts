@@ -282,14 +282,15 @@ export const runTurn = async (
       // Not hardened: a frozen signal could not be aborted.
       const options: ChatOptions = { signal, onText: deps.onText, onProgress: deps.onProgress };
       deps.onModelCall?.();
-      const ask = async () => {
-        const request = deps.prepareRequest
-          ? await deps.prepareRequest(transcript, schemas, options)
-          : harden([...transcript]);
-        return provider.chat(request, schemas, options);
-      };
-      // Too long for the server: once more, made within what it holds.
-      return ask().catch(error => (deps.narrowed?.(error) ? ask() : Promise.reject(error)));
+      const prepare = async () => (deps.prepareRequest ? deps.prepareRequest(transcript, schemas, options) : harden([...transcript]));
+      const first = await prepare();
+      // Too long for the server: once more, made within what it holds, unless nothing could be left out.
+      return provider.chat(first, schemas, options).catch(async error => {
+        if (!deps.narrowed?.(error)) throw error;
+        const again = await prepare();
+        if (again.length === first.length && again.every((message, i) => message === first[i])) throw error;
+        return provider.chat(again, schemas, options);
+      });
     });
     if (response === CANCELLED) {
       return { kind: 'cancelled', iterations: iteration, usage };

@@ -11,6 +11,7 @@
 //     the provider with the request.
 import type { CacheHints, ChatMessage, ChatOptions, Provider, ToolSchema } from '../../../providers/types.js';
 import { makeTokenMeter } from './tokens.js';
+import { ContextOverflowError } from '../../../providers/errors.js';
 
 /** What is known of a prepared request. */
 export interface Prepared {
@@ -42,7 +43,11 @@ export const makeRequestMeter = () => {
         chat: async (messages: readonly ChatMessage[], schemas: readonly ToolSchema[], options: ChatOptions = {}) => {
           const prepared = known.get(messages);
           // Not hardened: the options may hold a signal, which must stay abortable.
-          const result = await inner.chat(messages, schemas, prepared ? { ...options, cache: prepared.cache } : options);
+          const result = await inner.chat(messages, schemas, prepared ? { ...options, cache: prepared.cache } : options).catch(error => {
+            // Refused as too long, saying how long: the estimates learn it, and the next request is cut by it.
+            if (prepared !== undefined && error instanceof ContextOverflowError) meter.observe(prepared.estimate, error.requestTokens);
+            throw error;
+          });
           // A request not prepared here was not estimated: it teaches nothing.
           if (prepared !== undefined) meter.observe(prepared.estimate, result.usage?.inputTokens);
           return result;

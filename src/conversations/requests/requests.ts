@@ -148,9 +148,13 @@ export const makeRequests = ({ limits, systemMessage, compact, meter }: Requests
     options: ChatOptions = {},
   ) => {
     let whole = measure(conversation, current, schemas);
+    // What no folding makes smaller: the system prompt, the tools and this turn.
+    const fixed = estimateMessages([systemMessage, ...current]) + estimateSchemas(schemas);
     if (
       conversation.turns.length > 0 &&
-      (meter.scale(whole.tokens) > limits.contextTokens || whole.count > limits.maxTranscript)
+      (meter.scale(whole.tokens) > limits.contextTokens || whole.count > limits.maxTranscript) &&
+      // A summary is worth its request only where it can make the request fit.
+      (meter.scale(fixed) < limits.contextTokens || whole.count > limits.maxTranscript)
     ) {
       await compact(conversation, current, schemas, options.signal === undefined ? {} : { signal: options.signal });
       whole = measure(conversation, current, schemas);
