@@ -98,3 +98,43 @@ test('a progress reply of a turn the model answered by a tool of its own says it
   t.true(shown.includes('Answered by reply.'));
   t.true(shown.includes(canEdit ? 'Done (answered in another message).' : WORKING));
 });
+
+test('a progress reply a restart left unfinished is taken over by the replayed turn: never a second "Working on it…"', async t => {
+  // The model hangs until fae is restarted; the replayed turn answers.
+  const world = await startWith(t, [{ hang: true }], 50);
+  await E(world.host).send('fae', ['a question fae will be restarted on'], [], []);
+  t.true(await until(async () => (await world.shown()).includes(WORKING)), 'the progress reply was posted');
+  world.llm.push({ text: 'The answer after the restart.' });
+  await world.daemon.restart();
+  t.true(await until(async () => (await world.shown()).includes('The answer after the restart.')));
+  await until(async () => world.logs.some(line => line.includes('message-done')));
+  const mine = await world.fromFae();
+  if (canEdit) {
+    // One message for the question: the reply from before the restart, edited into the answer, done.
+    t.deepEqual(mine.map(m => [messageText(m), (m as { done?: boolean }).done]), [['The answer after the restart.', true]]);
+  } else {
+    // It cannot be edited: it stays, and the answer follows; no second "Working on it…".
+    t.deepEqual(mine.map(messageText), [WORKING, 'The answer after the restart.']);
+  }
+});
+
+test('a progress reply whose message no longer waits is finished at the restart, saying so (where fae can edit)', async t => {
+  const world = await startWith(t, [{ hang: true }], 50);
+  await E(world.host).send('fae', ['a question that will be gone'], [], []);
+  t.true(await until(async () => (await world.shown()).includes(WORKING)), 'the progress reply was posted');
+  // The question leaves fae's inbox while the turn hangs: after the restart nothing answers it.
+  const inFaeInbox: MessageRecord[] = await E(world.fae).listMessages();
+  const question = inFaeInbox.find(m => messageText(m) === 'a question that will be gone');
+  if (question === undefined) return t.fail('the question is not in fae\'s inbox');
+  await E(world.fae).dismiss(question.number);
+  await world.daemon.restart();
+  await E(await E(world.host).lookup('controller-for-fae')).whenStarted();
+  const finished = '(I was restarted while working on this, and it no longer waits for me: nothing more comes here.)';
+  if (canEdit) {
+    t.true(await until(async () => (await world.shown()).includes(finished)), JSON.stringify(await world.shown()));
+    t.deepEqual((await world.fromFae()).map(m => (m as { done?: boolean }).done), [true]);
+  } else {
+    await until(async () => world.logs.filter(line => line.includes(' started ')).length >= 2);
+    t.deepEqual(await world.shown(), [WORKING], 'a reply that cannot be edited stays as it was');
+  }
+});

@@ -34,7 +34,7 @@ import { makeTurnStates, type TurnStates } from './turn/turn-states.js';
 import { QUIET_MS, makeProgressReplies } from './turn/progress-reply.js';
 import { makeEditableAnswers, type EditableAnswers } from './turn/editable-answers.js';
 import { makeOwnCopyWaits, type OwnCopyWaits } from './turn/own-copy-waits.js';
-import { answeredAtStart } from './turn/answered-at-start.js';
+import { readAtStart, staleReplyText, type AtStart } from './turn/answered-at-start.js';
 import { whenCancelled, type Cancellation } from './turn/cancellation.js';
 import { FAE_HELP, helpFor } from './host/fae-help.js';
 import { bestEffort } from './best-effort.js';
@@ -57,7 +57,7 @@ import { makeLlmSettings, type LlmSettings } from './host/llm-settings.js';
 import type { ApprovalChannel } from './authority/approval-channel.js';
 import type { Approvals } from './authority/approvals.js';
 import { makeFaeApprovals, type Gives } from './authority/fae-approvals.js';
-import { inBackground } from '../background.js';
+import { REPORTED_ALREADY, inBackground } from '../background.js';
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -251,11 +251,31 @@ const conversationsOf = (
     },
   });
 
+/**
+ * On August, finishes the progress replies a restart left unfinished whose
+ * messages do not come again, saying so, all at once and in the
+ * background (elsewhere a reply cannot be edited).
+ */
+const finishStaleReplies = (daemon: DaemonAdapter, { stale }: AtStart, logger: Logger) => {
+  if (!daemon.canEdit || stale.length === 0) return;
+  inBackground(
+    Promise.all(
+      stale.map(reply =>
+        daemon.edit(reply.copy, [staleReplyText(reply)], true).then(
+          () => logger.event('stale-reply-finished', { copy: reply.copy }),
+          error => logger.warn('stale-reply-not-finished', { copy: reply.copy, error }),
+        ),
+      ),
+    ),
+    REPORTED_ALREADY,
+  );
+};
+
 /** The turns of fae's messages, once the daemon is known (progress replies need it). */
 const turnsOn = (
   parts: FaeParts,
   daemon: DaemonAdapter,
-  answeredBefore: Promise<ReadonlyMap<string, string>>,
+  atStart: AtStart,
   { approvals, gives }: { approvals: Approvals; gives: Gives },
 ) => {
   const { config, logger, redact, conversations, registry, events, copies, editable, correspondentOf } = parts;
@@ -279,7 +299,7 @@ const turnsOn = (
     // Only where fae can edit its answer can an edit of the question be answered in place.
     editable: daemon.canEdit && config.editableTurns > 0 ? editable : undefined,
     threadOf: message => conversations.laneOf(message, correspondentOf(message)),
-    answeredBefore,
+    atStart,
     isFromHost: message => daemon.isFromHost(message),
     reports: makeHostReports({ send: text => daemon.send(daemon.names.host, asStrings(redact(text))), logger }),
     approvals,
@@ -302,12 +322,12 @@ const followMail = async (
 ) => {
   const { logger, conversations, config, editable, correspondentOf, cancelled } = parts;
   // Read before the replay is followed, so that it is what was there at the restart.
-  const answeredBefore = answeredAtStart(daemon).catch(error => {
+  const atStart = await readAtStart(daemon).catch(error => {
     logger.warn('inbox-not-listed', { error });
-    return harden(new Map<string, string>());
+    return harden({ answered: new Map(), unfinished: new Map(), stale: [] });
   });
-  await answeredBefore;
-  const turns = turnsOn(parts, daemon, answeredBefore, { approvals, gives });
+  finishStaleReplies(daemon, atStart, logger);
+  const turns = turnsOn(parts, daemon, atStart, { approvals, gives });
   await followInbox(daemon, {
     cancelled,
     onMessage: turns.handleMessage,

@@ -94,8 +94,11 @@ export const makeApprovalChannel = ({
    */
   const send = async (text: string, choices: Choices): Promise<HostAnswer> => {
     if (forms.available) {
-      await tellHost(text);
-      const values = await forms.ask(titleOf(text), fieldsFor(choices)).answer;
+      const title = titleOf(text);
+      // The same request, sent before a restart and still unanswered, is taken up: one form per request.
+      const reopened = await forms.reopen(title);
+      if (reopened === undefined) await tellHost(text);
+      const values = await (reopened ?? forms.ask(title, fieldsFor(choices))).answer;
       return harden({ decision: values.decision, reason: typeof values.reason === 'string' ? values.reason : '' });
     }
     const settle = copies.expect(text);

@@ -17,6 +17,7 @@ import type { HostWait, WaitingTurn } from './approval-wait.js';
 import type { ApprovalTurn } from './approvals.js';
 import { readDecision } from './approval-decision.js';
 import { giveApprovalText } from './approval-text.js';
+import { makeRequestTags } from './request-tags.js';
 import { senderWord } from './sender-names.js';
 import type { GivenBy } from './given-by.js';
 
@@ -38,12 +39,12 @@ export interface GiveGateOptions {
 }
 
 /** A short tag for each request (approvals.ts has its own for tool calls). */
-const newTag = () => Math.floor(Math.random() * 0x10000).toString(16).padStart(4, '0');
 
 const refusal = (what: string, why: string) =>
   Error(`${what} was not handed over: ${why}. Do not try it again in this turn; go on without it, or tell the sender.`);
 
 export const makeGiveGate = ({ grants, hostWait, channel, givenBy, logger, tellHost, nameRecipient }: GiveGateOptions) => {
+  const tagOf = makeRequestTags();
   const audit = (ask: GiveAsk, recipient: string, decision: string, by: string, started: number, reason = '') =>
     logger.event('give', {
       message: ask.turn.message,
@@ -64,7 +65,7 @@ export const makeGiveGate = ({ grants, hostWait, channel, givenBy, logger, tellH
     const word = senderWord(recipient);
     const choices = harden({ always: `from now on what is named here may go to ${word} without asking you` });
     const text = giveApprovalText(
-      { how: give.how, items: pending.map(item => item.shown), recipient, asker: turn.sender, askerIsHost: turn.fromHost, about: turn.about, tag: newTag() },
+      { how: give.how, items: pending.map(item => item.shown), recipient, asker: turn.sender, askerIsHost: turn.fromHost, about: turn.about, tag: tagOf(turn.messageKey, `${give.how}\n${recipient}\n${what}`) },
       { waitText: hostWait.waitText, answering: channel.answering(choices) },
     );
     const outcome = await hostWait.wait(text, choices, `give ${what}`, ask);

@@ -60,7 +60,8 @@ export const makeOwnRequestCopies = ({
   };
 
   const noteRequest = (message: InboxMessage, description: string) => {
-    const mine = ofThisRun.get(titleOf(description));
+    // A request of an earlier run has the title of this run's asking for the same call: its date tells them apart.
+    const mine = Date.parse(message.date) >= startedAt ? ofThisRun.get(titleOf(description)) : undefined;
     if (mine !== undefined) {
       mine.number = message.number;
       if (mine.settled) inBackground(dismiss(message.number), REPORTED_ALREADY);

@@ -22,6 +22,7 @@ import type { ApprovalGrants, GrantedTool } from './approval-grants.js';
 import type { ApprovalChannel } from './approval-channel.js';
 import { readDecision } from './approval-decision.js';
 import { approvalText, argumentsSummary, unshownArguments } from './approval-text.js';
+import { makeRequestTags } from './request-tags.js';
 import type { HostWait, WaitingTurn } from './approval-wait.js';
 import type { ApprovedCalls } from './approved-calls.js';
 import { senderWord } from './sender-names.js';
@@ -93,7 +94,6 @@ export interface ApprovalsOptions {
 type Grantable = GrantedTool | undefined | 'never';
 
 /** A short tag for each request, so the host (and fae after a restart) tells them apart. */
-const newTag = () => Math.floor(Math.random() * 0x10000).toString(16).padStart(4, '0');
 
 /** Logs a decision: who asked, what, the decision, by whom, how long it waited (redacted). */
 const auditWith = (logger: Logger, redact: Redact) => (ask: ApprovalAsk, decision: string, by: string, started: number, reason = '') =>
@@ -149,6 +149,7 @@ const decide = async (
 
 export const makeApprovals = (options: ApprovalsOptions) => {
   const { powers, policy, grants, hostWait, channel, logger, redact, tellHost, reviewed, trusts, approvedCalls, namedByHost } = options;
+  const tagOf = makeRequestTags();
 
   /**
    * Whether one of the rules naming a tool applies in this turn: WHO
@@ -192,7 +193,8 @@ export const makeApprovals = (options: ApprovalsOptions) => {
       audit(ask, 'denied', 'fae', started, unshown);
       return refused(unshown);
     }
-    const call = { tool: name, ...origin, args: ask.args, asker: turn.sender, askerIsHost: turn.fromHost, about: turn.about, tag: newTag(), mayHaveRun };
+    const tag = tagOf(turn.messageKey, `${name}\n${JSON.stringify(ask.args)}`);
+    const call = { tool: name, ...origin, args: ask.args, asker: turn.sender, askerIsHost: turn.fromHost, about: turn.about, tag, mayHaveRun };
     const choices = harden(
       tool === 'never' ? {} : { always: `from now on ${name} needs no approval in ${turn.fromHost ? 'your' : `${senderWord(turn.sender)}'s`} turns` },
     );

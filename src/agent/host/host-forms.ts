@@ -66,6 +66,12 @@ export interface HostForms {
   noteOwnForm(message: InboxMessage): void;
   /** Whether fae's inbox holds a form of this description it sent and has had no answer to. */
   hasOpenForm(description: string): Promise<boolean>;
+  /**
+   * A form of this description fae sent before it was restarted, still
+   * unanswered: this run waits for its answer instead of sending another
+   * (undefined when there is none).
+   */
+  reopen(description: string): Promise<{ answer: Promise<FormValues> } | undefined>;
   /** Whether a message is an answer to one of fae's forms (the built-ins never see one). */
   hidesMessage(number: bigint): boolean;
   /** Whether an id is the value of such an answer (the built-ins never reach one). */
@@ -82,6 +88,8 @@ interface Sent {
   answer?: (values: FormValues) => void;
   /** It was answered already (a later answer changes nothing). */
   answered?: boolean;
+  /** Sent by an earlier run of fae (a restart came between): only reopen takes it up. */
+  readonly earlier?: boolean;
 }
 
 /** A form sent whose own copy has not come yet. */
@@ -198,9 +206,9 @@ export const makeHostForms = ({
       const description = String(message.description ?? '');
       const index = uncopied.findIndex(waiting => waiting.description === description);
       const waiting = index < 0 ? undefined : uncopied.splice(index, 1)[0];
-      if (message.messageId !== undefined) {
+      if (message.messageId !== undefined && sent.get(message.messageId) === undefined) {
         const answer = waiting === undefined || waiting.withdrawn ? undefined : waiting.answer;
-        const form: Sent = { description, copyNumber: message.number, answer };
+        const form: Sent = { description, copyNumber: message.number, answer, earlier: waiting === undefined };
         sent.set(message.messageId, form);
         if (waiting !== undefined) waiting.sent = form;
       }
@@ -219,6 +227,20 @@ export const makeHostForms = ({
       }
       inBackground(readAnswer(message, form), error => logger.warn('form-answer-unread', { message: message.number, error }));
       return true;
+    },
+    reopen: async description => {
+      // The inbox says, its own copy perhaps not yet come with the replay (an answered form's copy is dismissed).
+      const copy = (await daemon.listMessages()).find(
+        message => message.type === 'form' && daemon.isOwnMessage(message) && message.description === description && message.messageId !== undefined,
+      );
+      if (copy?.messageId === undefined) return undefined;
+      if (sent.get(copy.messageId) === undefined) sent.set(copy.messageId, { description, copyNumber: copy.number, earlier: true });
+      const form = sent.get(copy.messageId);
+      if (form === undefined || form.earlier !== true || form.answer !== undefined || form.answered === true) return undefined;
+      const answered = makePromiseKit<FormValues>();
+      form.answer = answered.resolve;
+      logger.event('form-reopened', { copy: form.copyNumber });
+      return harden({ answer: answered.promise });
     },
     hasOpenForm: async description =>
       (await daemon.listMessages()).some(

@@ -1,32 +1,72 @@
-// Which messages in fae's inbox were answered before a restart, told by
-// the inbox itself rather than the conversation store (which may be
-// unreadable just then). On August fae keeps its latest answered messages
-// undismissed for a while, open to edits (editable-answers.ts); after a
-// restart they come back with the replay, beside fae's own copies of its
-// answers. A message with a finished own reply (done, and not a progress
-// reply still saying it is working) was answered: it is not answered again.
-// Its answer is kept too: a restart between the answer and the store of
-// its turn left the conversation without it (message-turn.ts).
-import type { DaemonAdapter } from '../../daemon/adapter.js';
+// What fae's inbox says of its replies as fae starts, told by the inbox
+// itself rather than the conversation store (which may be unreadable just
+// then). On August fae keeps its latest answered messages undismissed for
+// a while, open to edits (editable-answers.ts); after a restart they come
+// back with the replay, beside fae's own copies of its answers.
+//
+// - A message with a finished own reply (done, and not a progress reply
+//   still saying it is working) was answered: it is not answered again.
+//   Its answer is kept too: a restart between the answer and the store of
+//   its turn left the conversation without it (message-turn.ts).
+// - A progress reply a restart left unfinished ("Working on it…", or
+//   "waiting for my host's approval") belongs to a turn that no longer
+//   runs. Where its message comes again, the new turn takes it over (on
+//   August it is edited into the new answer; elsewhere no second one is
+//   posted); where it does not, it is finished now, on August, saying so.
+import type { DaemonAdapter, InboxMessage } from '../../daemon/adapter.js';
 import { messageText } from '../../daemon/message-format.js';
 import { WORKING } from './progress-reply.js';
 
-/**
- * The messages fae's own finished replies in its inbox answer: the text of
- * the latest reply to each, by the id of the message it answers.
- */
-export const answeredAtStart = async (
-  daemon: Pick<DaemonAdapter, 'listMessages' | 'isOwnMessage'>,
-): Promise<ReadonlyMap<string, string>> => {
+/** One of fae's own progress replies a restart left unfinished. */
+export interface LeftReply {
+  /** fae's own copy of it. */
+  readonly copy: bigint;
+  /** What it says. */
+  readonly text: string;
+}
+
+export interface AtStart {
+  /** The text of the latest finished reply to each message answered, by its id. */
+  readonly answered: ReadonlyMap<string, string>;
+  /** The unfinished reply to each message that comes again with the replay, by its id: its new turn takes it over. */
+  readonly unfinished: ReadonlyMap<string, LeftReply>;
+  /** Unfinished replies to messages that do not come again: answered since, or gone from the inbox. */
+  readonly stale: readonly (LeftReply & { readonly answered: boolean })[];
+}
+
+/** Whether `message` is a reply of fae's still saying it works on its message. */
+const isUnfinished = (message: InboxMessage) => message.done === false || messageText(message).startsWith(WORKING);
+
+export const readAtStart = async (daemon: Pick<DaemonAdapter, 'listMessages' | 'isOwnMessage'>): Promise<AtStart> => {
   const messages = await daemon.listMessages();
   const answered = new Map<string, string>();
+  const left = new Map<string, LeftReply>();
+  // Every undismissed message of another comes again with the replay.
+  const replayed = new Set<string>();
   // The inbox lists by number, so a later reply replaces an earlier one.
   for (const message of messages) {
-    const { replyTo } = message;
-    if (replyTo === undefined || !daemon.isOwnMessage(message) || !message.done) continue;
-    const text = messageText(message);
-    if (!text.startsWith(WORKING)) answered.set(replyTo, text);
+    const { replyTo, messageId } = message;
+    if (!daemon.isOwnMessage(message)) {
+      if (messageId !== undefined) replayed.add(messageId);
+      continue;
+    }
+    if (replyTo === undefined) continue;
+    if (isUnfinished(message)) left.set(replyTo, harden({ copy: message.number, text: messageText(message) }));
+    else answered.set(replyTo, messageText(message));
   }
-  return harden(answered);
+  const unfinished = new Map<string, LeftReply>();
+  const stale: (LeftReply & { readonly answered: boolean })[] = [];
+  for (const [id, reply] of left) {
+    if (replayed.has(id) && !answered.has(id)) unfinished.set(id, reply);
+    else stale.push(harden({ ...reply, answered: answered.has(id) }));
+  }
+  return harden({ answered, unfinished, stale });
 };
-harden(answeredAtStart);
+harden(readAtStart);
+
+/** What a stale reply is finished with, on August. */
+export const staleReplyText = ({ answered }: { readonly answered: boolean }) =>
+  answered
+    ? '(I was restarted while working on this; my answer is in another reply.)'
+    : '(I was restarted while working on this, and it no longer waits for me: nothing more comes here.)';
+harden(staleReplyText);

@@ -3,6 +3,7 @@
 import type { Provider } from '../../../providers/types.js';
 import type { InboxMessage } from '../../daemon/adapter.js';
 import type { MessageRecord } from '../../daemon/endo-types.js';
+import type { AtStart } from './answered-at-start.js';
 import type { Logger } from '../../logging/log.js';
 import type { Redact } from '../../logging/redact.js';
 import type { Conversations } from '../../conversations/conversations.js';
@@ -64,8 +65,8 @@ export interface MessageTurnOptions {
   readonly editable?: EditableAnswers;
   /** The thread a message goes to, for the bounds of editable answers (a hint). */
   readonly threadOf: (message: InboxMessage) => string;
-  /** Messages fae's inbox shows answered when fae started, with their answers, by id (answered-at-start.ts). */
-  readonly answeredBefore: Promise<ReadonlyMap<string, string>>;
+  /** What fae's inbox showed of its replies when fae started (answered-at-start.ts): answered messages, unfinished replies. */
+  readonly atStart: AtStart;
   /** Whether a message comes from fae's host, who reads the operator's detail. */
   readonly isFromHost: (message: MessageRecord) => boolean;
   /** The host's budget of tokens per correspondent per day (budget.ts). */

@@ -310,6 +310,15 @@ export const makeMessageTurns = (options: MessageTurnOptions) => {
   const { config, logger, states, events } = options;
   const { closingOf, close } = makeTurnClosing(options);
   const makeCallId = makeCallIds();
+  /** The messages whose unfinished reply from before the restart a turn took over (answered-at-start.ts). */
+  const leftTaken = new Set<string>();
+  /** The unfinished reply a restart left to `message`, for its first turn since. */
+  const takeLeft = ({ messageId }: InboxMessage) => {
+    if (messageId === undefined || leftTaken.has(messageId)) return undefined;
+    const left = options.atStart.unfinished.get(messageId);
+    if (left !== undefined) leftTaken.add(messageId);
+    return left;
+  };
 
   /**
    * Runs the loop for the open turn; the closing, or how the turn ended
@@ -385,7 +394,8 @@ export const makeMessageTurns = (options: MessageTurnOptions) => {
     const { number } = message;
     // An edit of a message answered before: its answer is edited into the new one.
     const earlier = options.editable?.take(number);
-    const progress = options.progress.start(message, earlier);
+    // A reply a restart left unfinished becomes this turn's (no second "Working on it…").
+    const progress = options.progress.start(message, earlier, earlier === undefined ? takeLeft(message) : undefined);
     // What the message attaches may go back to its sender unasked (given-by.ts).
     options.gives?.note(message, state.correspondent);
     const [sender, allTools] = await Promise.all([options.describeSender(message.from, state.correspondent), options.offered()]);
@@ -395,7 +405,7 @@ export const makeMessageTurns = (options: MessageTurnOptions) => {
     const subject = subjectOf(message, sender, options.isFromHost(message), options.redact);
     let turn: OpenTurn | undefined;
     let closing: Closing;
-    const answeredBefore = earlier === undefined && message.messageId !== undefined ? (await options.answeredBefore).get(message.messageId) : undefined;
+    const answeredBefore = earlier === undefined && message.messageId !== undefined ? options.atStart.answered.get(message.messageId) : undefined;
     try {
       if (answeredBefore !== undefined) return await keepAnswered(options, message, { state, sender, answer: answeredBefore, progress });
       const command = commandOf(message);

@@ -166,15 +166,18 @@ export const makeProgressReplies = (
    * The progress of one turn of `message`. With `answered`, fae's own copy
    * of its earlier answer to it (an edit of a message fae answered), that
    * answer is the reply that shows the progress and becomes the new answer.
+   * With `left`, a progress reply of fae's that a restart left unfinished,
+   * that reply is this turn's: on August it becomes the answer; elsewhere
+   * no second one says the same.
    */
-  const start = (message: InboxMessage, answered?: Promise<bigint | undefined>) => {
+  const start = (message: InboxMessage, answered?: Promise<bigint | undefined>, left?: { readonly copy: bigint; readonly text: string }) => {
     const delay = daemon.canEdit ? afterMs : afterMs * 5;
     const reply: Reply = replies.get(message.number) ?? {
       message,
       status: WORKING,
-      posted: answered !== undefined,
-      copy: answered,
-      shown: '',
+      posted: answered !== undefined || left !== undefined,
+      copy: answered ?? (left !== undefined && daemon.canEdit ? Promise.resolve(left.copy) : undefined),
+      shown: left?.text ?? '',
       editing: undefined,
       // An earlier answer being redone (an edit) changes only after the
       // same grace a new reply waits for: a fast redo goes straight to the answer.
@@ -254,7 +257,9 @@ export const makeProgressReplies = (
           return;
         }
         setStatus(reply, text);
-        if (reply.posted && now && !daemon.canEdit) {
+        // Said already (by a reply from before a restart): not said again.
+        if (reply.posted && now && !daemon.canEdit && reply.shown !== text) {
+          reply.shown = text;
           daemon.reply(message.number, [text]).catch(error => logger.warn('progress-failed', { message: message.number, error }));
         }
       },
