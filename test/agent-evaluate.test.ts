@@ -8,7 +8,7 @@
 import test from 'ava';
 import type { ExecutionContext } from 'ava';
 import { E } from '@endo/far';
-import { startFaeInDaemon } from './support/fae-harness.js';
+import { startFaeInDaemon, type Far } from './support/fae-harness.js';
 import { makeScriptedProvider, type ScriptedReply } from './support/scripted-provider.js';
 import { dialect, messageText, type MessageRecord } from './support/daemon.js';
 import { answerApproval, isApprovalDetail, isApprovalRequest, makeApprovalReader } from './support/approvals.js';
@@ -28,13 +28,19 @@ const evaluateThenSay =
     return { toolCalls: [{ name: 'evaluate', arguments: { source, endowments } }] };
   };
 
-const startEvaluating = async (t: ExecutionContext, reply: ScriptedReply, env: Record<string, string> = { FAE_EVALUATE: 'review' }) => {
+const startEvaluating = async (
+  t: ExecutionContext,
+  reply: ScriptedReply,
+  env: Record<string, string> = { FAE_EVALUATE: 'review' },
+  prepare: (fae: Far) => Promise<void> = async () => {},
+) => {
   t.timeout(120_000);
   const llm = makeScriptedProvider(Array.from({ length: 20 }, () => reply));
   const started = await startFaeInDaemon({ provider: llm.provider, env: { LAL_AUTH_TOKEN: SECRET, ...env } });
   t.teardown(() => started.daemon.stop());
   await started.nextFromFae(WAIT_MS);
   await E(started.fae).storeValue(3, 'three');
+  await prepare(started.fae);
   await E(started.host).send('fae', ['Double three, please'], [], []);
   /** fae's next message to the host: its answer, or what it asks. */
   // fae's messages to the host, an approval request's whole text (May, August) read with its form.
@@ -113,4 +119,24 @@ test('a sealed name is never endowed, and code that holds a secret is neither sh
   const answer = messageText(await secret.next());
   t.is(answer, 'tool said: The code holds what looks like a secret, so it was neither shown to the host nor run. Write it without the secret.');
   t.false(JSON.stringify(await E(secret.host).listMessages(), (_, v) => (typeof v === 'bigint' ? String(v) : v)).includes(SECRET));
+});
+
+test('a path endowment runs on the newer daemons; on February, whose daemon breaks on one, it is refused saying what works', async t => {
+  const world = await startEvaluating(t, evaluateThenSay('n * 2', { n: 'box/three' }), undefined, async fae => {
+    await E(fae).makeDirectory('box');
+    await E(fae).copy(['three'], ['box', 'three']);
+  });
+  if (dialect === 'feb') {
+    const answer = messageText(await world.next());
+    // The tool's error, as the model reads it (its quotes escaped).
+    t.is(
+      answer.replaceAll('\\"', '"'),
+      'tool said: {error:"on this daemon evaluate takes names at the top of your directory only, not a path such as "box/three": copy it to a name of its own first (copy from "box/three" to "three"), then endow that name ({"n": "three"})"}',
+    );
+    const asked = ((await E(world.host).listMessages()) as MessageRecord[]).filter(m => m.type === 'eval-request');
+    t.deepEqual(asked, [], 'the daemon was never asked');
+  } else {
+    await review(world, 'approve');
+    t.is(messageText(await world.next()), 'tool said: 6');
+  }
 });

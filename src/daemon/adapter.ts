@@ -209,9 +209,18 @@ export const makeDaemonAdapter = async (powers: Ref<GuestPowers>): Promise<Daemo
       const endowed = harden(petNames.map(name => (typeof name === 'string' ? name : harden([...name]))));
       // eslint-disable-next-line @typescript-eslint/no-explicit-any -- evaluation differs by generation (next spec §6)
       const agent = E(powers as any);
-      return febDialect
-        ? agent.requestEvaluation(source, harden([...codeNames]), endowed)
-        : agent.evaluate(undefined, source, harden([...codeNames]), endowed);
+      if (!febDialect) return agent.evaluate(undefined, source, harden([...codeNames]), endowed);
+      // February's daemon takes a path here and then breaks: it restarts the worker, and every later reply fails.
+      const path = endowed.find(name => typeof name !== 'string');
+      if (path !== undefined) {
+        const shown = (path as readonly string[]).join('/');
+        const top = (path as readonly string[]).at(-1) ?? shown;
+        throw Error(
+          `on this daemon evaluate takes names at the top of your directory only, not a path such as ${JSON.stringify(shown)}: ` +
+            `copy it to a name of its own first (copy from ${JSON.stringify(shown)} to ${JSON.stringify(top)}), then endow that name ({"${codeNames[endowed.indexOf(path)] ?? 'x'}": ${JSON.stringify(top)}})`,
+        );
+      }
+      return agent.requestEvaluation(source, harden([...codeNames]), endowed);
     },
     path,
     mailPath: (number: bigint, ...rest: string[]) => [names.mail, String(number), ...rest],

@@ -39,7 +39,7 @@ export const makeEvaluateTool = (powersIn: PowersIn): readonly [string, FaeTool]
       source: { type: 'string', description: 'The JavaScript to run.' },
       endowments: {
         type: 'object',
-        description: 'Code name → pet name (or path) of what the code receives, e.g. {"greeter": "tools/greet"}.',
+        description: 'Code name → pet name of what the code receives, e.g. {"greeter": "greeter"} (a path such as "tools/greet" works on newer daemons only).',
         additionalProperties: { type: 'string' },
       },
     },
