@@ -160,7 +160,7 @@ test('a /forget that fails tells the sender plainly and the host why; nothing is
   await waitForLog(logs, ['message-done'], { from, timeoutMs: 20_000 });
   faults.refuse('remove', args => args[0] === 'conversations');
   await alice.say('/forget');
-  t.is(await alice.next(), '(Note from fae: I could not forget our conversation, so I still remember it; my host has been told of this trouble.)');
+  t.is(await alice.next(), '(Note from fae: I could not forget our conversation, so I still remember it; my host knows of this trouble.)');
   t.regex(
     messageText(await nextFromFae()),
     /^I could not forget a conversation as asked in the message "\/forget" from an unnamed sender \(unnamed-[0-9a-f]{8}\): could not forget the conversation: .*refused remove.*try again later\.\n/,

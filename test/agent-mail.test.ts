@@ -74,7 +74,7 @@ test('when the model fails, the sender hears so, the host hears why, and the nex
   // Not a provider's error: the plain words for anything else.
   t.is(
     messageText(failure),
-    'Sorry — something went wrong while I worked on your message; my host has been told of this trouble. (About "are you there?")',
+    'Sorry — something went wrong while I worked on your message; my host knows of this trouble. (About "are you there?")',
   );
   t.regex(
     messageText(await nextFromFae()),

@@ -42,7 +42,7 @@ test("a correspondent's failure notice is plain and names its message; the host 
   const alice = await makeCorrespondent(host);
   await alice.say('what is the weather in Paris tomorrow?');
   const notice = await alice.next();
-  t.is(notice, 'Sorry — I can\'t reach my language model right now; my host has been told of this trouble. (About "what is the weather in…")');
+  t.is(notice, 'Sorry — I can\'t reach my language model right now; my host knows of this trouble. (About "what is the weather in…")');
   t.notRegex(notice, OPERATOR_DETAIL);
   const report = messageText(await nextFromFae());
   t.true(
@@ -60,11 +60,11 @@ test('the host hears once of two failures of one kind in a row, and again of ano
   const { host } = await startReadyFae(t, { provider: llm.provider });
   const alice = await makeCorrespondent(host);
   await alice.say('first');
-  t.is(await alice.next(), 'Sorry — I can\'t reach my language model right now; my host has been told of this trouble. (About "first")');
+  t.is(await alice.next(), 'Sorry — I can\'t reach my language model right now; my host knows of this trouble. (About "first")');
   await alice.say('second');
-  t.is(await alice.next(), 'Sorry — I can\'t reach my language model right now; my host has been told of this trouble. (About "second")');
+  t.is(await alice.next(), 'Sorry — I can\'t reach my language model right now; my host knows of this trouble. (About "second")');
   await alice.say('third');
-  t.is(await alice.next(), 'Sorry — my language model took too long to answer; my host has been told of this trouble. (About "third")');
+  t.is(await alice.next(), 'Sorry — my language model took too long to answer; my host knows of this trouble. (About "third")');
   await alice.say('ping');
   t.is(await alice.next(), 'pong');
   // Each turn reports before the next of its sender starts: all are in.

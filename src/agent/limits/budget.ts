@@ -199,4 +199,4 @@ harden(followBudgetValue);
 
 /** What a correspondent past its budget reads. */
 export const BUDGET_NOTICE =
-  "Sorry — you have used today's share of my language model, so I cannot answer with it until tomorrow (UTC). My host is told of it.";
+  "Sorry — you have used today's share of my language model, so I cannot answer with it until tomorrow (UTC). My host knows of it.";

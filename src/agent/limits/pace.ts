@@ -156,5 +156,5 @@ export type Pace = ReturnType<typeof makePace>;
 
 /** What a correspondent paused for its pace reads, once. */
 export const paceNotice = (minutes: number) =>
-  `You are writing to me faster than I can answer, so I am pausing our conversation for ${minutes} minutes; write again after that. My host is told of it.`;
+  `You are writing to me faster than I can answer, so I am pausing our conversation for ${minutes} minutes; write again after that. My host knows of it.`;
 harden(paceNotice);

@@ -91,12 +91,12 @@ const asSentence = (text: string) => (/[.!?]$/.test(text) ? text : `${text}.`);
 const aboutTail = ({ about }: Subject) => (about === undefined ? '' : ` (About ${about})`);
 
 const PLAIN_TROUBLE: Readonly<Record<ProviderTrouble, string>> = harden({
-  unreachable: "Sorry — I can't reach my language model right now; my host has been told of this trouble.",
-  refused: 'Sorry — my language model turned me away (it did not accept my key); my host has been told of this trouble.',
-  timeout: 'Sorry — my language model took too long to answer; my host has been told of this trouble.',
-  garbage: 'Sorry — my language model sent me something I could not read; my host has been told of this trouble.',
-  context: 'Sorry — that was more than my language model can read at once; please send something shorter. My host has been told of this trouble.',
-  failed: 'Sorry — something went wrong while I worked on your message; my host has been told of this trouble.',
+  unreachable: "Sorry — I can't reach my language model right now; my host knows of this trouble.",
+  refused: 'Sorry — my language model turned me away (it did not accept my key); my host knows of this trouble.',
+  timeout: 'Sorry — my language model took too long to answer; my host knows of this trouble.',
+  garbage: 'Sorry — my language model sent me something I could not read; my host knows of this trouble.',
+  context: 'Sorry — that was more than my language model can read at once; please send something shorter. My host knows of this trouble.',
+  failed: 'Sorry — something went wrong while I worked on your message; my host knows of this trouble.',
 });
 
 /** The turn failed: `reason` is the operator's text (already redacted). */
@@ -121,7 +121,7 @@ harden(limitNotice);
 export const forgetFailedNotice = (reason: string, subject: Subject): Notice =>
   harden({
     kind: 'forget',
-    plain: '(Note from fae: I could not forget our conversation, so I still remember it; my host has been told of this trouble.)',
+    plain: '(Note from fae: I could not forget our conversation, so I still remember it; my host knows of this trouble.)',
     detailed: subject.fromHost
       ? `(Note from fae: ${asSentence(reason)})`
       : `I could not forget a conversation as asked in ${messageRef(subject)}: ${asSentence(reason)}`,
