@@ -258,6 +258,8 @@ test('a rule names a correspondent the host named with /name, by identity', asyn
   const first = await world.nextRequest();
   const label = /^Approval needed: call note \(what: x\) for an unnamed sender \((unnamed-[0-9a-f]{8})\)\?/.exec(first.text)?.[1];
   if (label === undefined) return t.fail(first.text);
+  // The request says how to name the sender.
+  t.true(first.text.includes(`answer me \`/name ${label} NAME\``), first.text);
   await answerApproval(world.host, first, 'deny');
   t.regex(await sentStarting(carol.guest, 'tool said:'), /The host denied this/);
 

@@ -87,8 +87,9 @@ test('set up without an LLM, fae asks with a form and answers once it is answere
   // A question before the answer waits for it, then gets its answer.
   await E(started.host).send('fae', ['Hello?'], [], []);
   await E(started.host).submit(form.number, { host: llm.url, model: 'form-model', authToken: FORM_TOKEN, maxTokens: '512' });
-  const said = [messageText(await started.next()), messageText(await started.next())].sort();
-  t.deepEqual(said, ['Hello from the form model.', `Settings changed: I now use the openai model "form-model" at ${llm.url}.`]);
+  // In the order that makes sense: the change, then the answer it allowed.
+  const said = [messageText(await started.next()), messageText(await started.next())];
+  t.deepEqual(said, [`Settings changed: I now use the openai model "form-model" at ${llm.url}.`, 'Hello from the form model.']);
   const [request] = llm.chatRequests;
   t.is(request.headers.authorization, `Bearer ${FORM_TOKEN}`);
   t.is(request.body.model, 'form-model');

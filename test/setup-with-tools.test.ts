@@ -81,6 +81,8 @@ test('running setup-with-tools again neither fails nor duplicates', async t => {
   const again = await setupWithTools(host, llm.env());
   t.true(again.includes('fae: guest already present, left as it is'), again);
   t.true(again.includes('greet-tool: already present, left as it is'), again);
+  // fae holds the tools it was introduced to: nothing to send it.
+  t.false(again.includes('not introduced'), again);
   t.deepEqual(await Promise.all(names.map(name => E(host).identify(name))), before);
   const fae = E(host).lookup('profile-for-fae');
   t.deepEqual([...(await E(fae).list('tools'))].sort(), TOOL_NAMES);

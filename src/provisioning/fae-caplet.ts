@@ -13,7 +13,7 @@
 // setup removes it.
 import { E } from '@endo/far';
 import { q } from '@endo/errors';
-import type { SpecialNames } from '../daemon/dialect.js';
+import { type SpecialNames, formulaIdOf } from '../daemon/dialect.js';
 import { withTimeout } from '../timeout.js';
 import { type FaeSetupConfig, type HostRef, builtModuleUrl } from './provisioning.js';
 import { type HostState, inspectHost } from './host-state.js';
@@ -135,15 +135,36 @@ const inspectedFor = async (host: HostRef, config: FaeSetupConfig, state?: HostS
   return state;
 };
 
+/**
+ * The host `names` that the guest whose powers are `agent` does not hold:
+ * held means the same formula under that name in its tools/ directory, or
+ * still at its top level where fae has not moved it yet. Read together.
+ */
+const notHeldBy = async (host: HostRef, agent: string, names: readonly string[]) => {
+  const idOf = (...path: string[]) =>
+    (E(host).identify(...path) as Promise<string | undefined>).then(
+      id => (id === undefined ? undefined : (formulaIdOf(id) ?? id)),
+      () => undefined,
+    );
+  const held = await Promise.all(
+    names.map(async name => {
+      const [own, inTools, atTop] = await Promise.all([idOf(name), idOf(agent, 'tools', name), idOf(agent, name)]);
+      return own !== undefined && (own === inTools || own === atTop);
+    }),
+  );
+  return names.filter((_, index) => !held[index]);
+};
+
 /** Makes the fae's guest, with `introduced` host names, unless its name is bound. */
 const provideGuest = async (host: HostRef, state: HostState, introduced: readonly string[]): Promise<string[]> => {
   const { guest, agent } = state.fae;
   if (state.bound.has(guest)) {
     const line = `${guest}: guest already present, left as it is`;
-    if (introduced.length === 0) return [line];
+    const missing = await notHeldBy(host, agent, introduced);
+    if (missing.length === 0) return [line];
     return [
       line,
-      `  (so ${introduced.join(', ')} were not introduced to it; send them to ${guest} in a message for it to adopt)`,
+      `  (so ${missing.join(', ')} ${missing.length === 1 ? 'was' : 'were'} not introduced to it; send them to ${guest} in a message for it to adopt)`,
     ];
   }
   const introducedNames = Object.fromEntries(introduced.map(name => [name, name]));

@@ -11,6 +11,7 @@
 // written as its code.
 import type { Redact } from '../../logging/redact.js';
 import { unifiedDiff } from '../../tool-kit/unified-diff.js';
+import { senderWord } from './sender-names.js';
 
 /** Every request's first words: how fae (after a restart) and the chat know one. */
 export const APPROVAL_HEADING = 'Approval needed:';
@@ -214,6 +215,12 @@ export const approvalTitle = (call: Pick<ApprovalCall, 'tool' | 'ownName' | 'arg
   `${APPROVAL_HEADING} ${whatCallDoes(call)} for ${forWhom(call)}? (request ${call.tag})`;
 harden(approvalTitle);
 
+/** For an asker the host has not named: how to name it, so the next request says who. */
+const namingHint = ({ asker, askerIsHost }: Pick<ApprovalCall, 'asker' | 'askerIsHost'>) => {
+  const word = senderWord(asker);
+  return askerIsHost || word === asker ? [] : [`(To call this sender by a name of yours from now on, answer me \`/name ${word} NAME\`.)`, ''];
+};
+
 /**
  * The whole request, as markdown: its title, what is asked, the arguments,
  * how long fae waits, and `answering`, how the host answers where it reads
@@ -227,6 +234,7 @@ export const approvalText = (call: ApprovalCall, { waitText, answering }: { wait
     '',
     `While answering ${messageWords(call)}, fae's model wants to call ${call.tool} (${where}), which needs your approval first. Nothing runs until you approve. What runs is shown whole below.`,
     '',
+    ...namingHint(call),
     ...(call.mayHaveRun
       ? ['This very call was approved before I was restarted, and it may have run already. Approve it only if it should run again.', '']
       : []),

@@ -131,12 +131,17 @@ export const makeLlmSettings = ({ env, powers, logger, providers, makeProvider, 
       await tellHost(`I kept my settings: ${given ? inFormWords(reason) : reason}. /settings sends the form again.`);
       return false;
     }
-    providers.use(provider);
     current = next;
     fromForm = given;
     const described = describeProviderConfig(readProviderConfig(next));
     logger.event('settings-changed', { settings: described });
-    if (announce) await tellHost(`Settings changed: I now use the ${described}.`);
+    // Told before a question that waited for the settings can be answered with them.
+    if (announce) {
+      await tellHost(`Settings changed: I now use the ${described}.`).catch(error =>
+        logger.warn('settings-change-untold', { error }),
+      );
+    }
+    providers.use(provider);
     return true;
   };
 
