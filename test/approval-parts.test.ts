@@ -3,7 +3,7 @@
 // redaction before cutting).
 import './support/lockdown.js';
 import test from 'ava';
-import { readApprovalPolicy, rulesNaming } from '../src/agent/authority/approval-policy.js';
+import { isMarkedReadOnly, readApprovalPolicy, rulesNaming } from '../src/agent/authority/approval-policy.js';
 import { readAnswerValue, readDecision } from '../src/agent/authority/approval-decision.js';
 import { senderWord } from '../src/agent/authority/sender-names.js';
 import { SHOWN_ARGUMENT_CHARS, approvalText, durationText, showingEverything, unshownArguments } from '../src/agent/authority/approval-text.js';
@@ -18,13 +18,24 @@ test('FAE_APPROVE: the default, none, all, names and names for one correspondent
   t.deepEqual(rulesNaming(byDefault, { offered: 'runCommand' }), [{ tool: 'runCommand' }]);
   t.deepEqual(rulesNaming(byDefault, { offered: 'shell', petName: 'run-command' }), [{ tool: 'run-command' }]);
   t.deepEqual(rulesNaming(byDefault, { offered: 'readFile' }), []);
-  t.deepEqual(readApprovalPolicy('none'), { none: true, rules: [], text: 'none' });
+  t.deepEqual(readApprovalPolicy('none'), { none: true, rules: [], readOnly: [], text: 'none' });
   t.deepEqual(rulesNaming(readApprovalPolicy('all'), { offered: 'list' }), [{ tool: '*' }]);
   const mixed = readApprovalPolicy(' default , send@alice, remove@HOST, all@bob ');
   t.is(mixed.text, 'default,send@alice,remove@HOST,all@bob');
   t.deepEqual(rulesNaming(mixed, { offered: 'send' }), [{ tool: 'send', who: 'alice' }, { tool: '*', who: 'bob' }]);
   t.deepEqual(rulesNaming(mixed, { offered: 'remove' }), [{ tool: 'remove', who: 'HOST' }, { tool: '*', who: 'bob' }]);
   t.deepEqual(rulesNaming(readApprovalPolicy('greet@@host'), { offered: 'greet' }), [{ tool: 'greet', who: 'HOST' }]);
+});
+
+test('FAE_APPROVE: readonly marks a capability, or one method of it, as only reading; the default list still holds', t => {
+  const policy = readApprovalPolicy('readonly:counter,readonly:files.read');
+  t.deepEqual(policy.readOnly, ['counter', 'files.read']);
+  t.deepEqual(rulesNaming(policy, { offered: 'runCommand' }), [{ tool: 'runCommand' }]);
+  t.true(isMarkedReadOnly(policy, { offered: 'counter__increment', petName: 'counter', method: 'increment' }));
+  t.true(isMarkedReadOnly(policy, { offered: 'files__read', petName: 'files', method: 'read' }));
+  t.false(isMarkedReadOnly(policy, { offered: 'files__write', petName: 'files', method: 'write' }));
+  t.true(readApprovalPolicy('send,readonly:counter').rules.every(rule => rule.tool === 'send'));
+  t.throws(() => readApprovalPolicy('readonly:'), { message: /"readonly:" names no capability/ });
 });
 
 test('FAE_APPROVE: a mistake is refused with what was wrong', t => {

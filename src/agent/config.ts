@@ -88,6 +88,11 @@ export interface FaeConfig {
   /** Tokens one model request may carry (FAE_CONTEXT_TOKENS). */
   readonly contextTokens: number;
   /**
+   * Tokens of tool definitions each request offers at most (FAE_TOOL_TOKENS):
+   * past it, tools from tools/ wait in a catalogue the model searches (tool-budget.ts).
+   */
+  readonly toolTokens: number;
+  /**
    * Exact ceiling on the non-system messages of every request
    * (LAL_MAX_MESSAGES), or undefined for none. Also read by providers/.
    */
@@ -118,6 +123,13 @@ export const DEFAULT_PROBE_TIMEOUT_MS = 5_000;
 export const DEFAULT_MAX_TRANSCRIPT = 1_000;
 export const DEFAULT_MAX_TOOL_RESULT_CHARS = 50_000;
 export { DEFAULT_CONTEXT_TOKENS } from '../../providers/config.js';
+
+/**
+ * Tool definitions offered per request, in tokens: the built-ins (some
+ * 2,300) and a few more, about 12 KB of JSON, which a 4B-class local model
+ * carries beside a conversation; more tools wait in the catalogue.
+ */
+export const DEFAULT_TOOL_TOKENS = 3_000;
 export const DEFAULT_CONCURRENT_TURNS = 4;
 export const DEFAULT_PROGRESS_AFTER_MS = 1500;
 export const DEFAULT_EDITABLE_TURNS = 2;
@@ -252,6 +264,7 @@ export const readFaeConfig = (env: Env): FaeConfig =>
     turnsPerMinute: readWholeNumber(env, 'FAE_TURNS_PER_MINUTE', DEFAULT_TURNS_PER_MINUTE),
     pauseMs: readPositiveInteger(env, 'FAE_PAUSE_MS', DEFAULT_PAUSE_MS),
     contextTokens: readPositiveInteger(env, 'FAE_CONTEXT_TOKENS', DEFAULT_CONTEXT_TOKENS),
+    toolTokens: readPositiveInteger(env, 'FAE_TOOL_TOKENS', DEFAULT_TOOL_TOKENS),
     maxMessages: env.LAL_MAX_MESSAGES?.trim()
       ? readPositiveInteger(env, 'LAL_MAX_MESSAGES', 0)
       : undefined,

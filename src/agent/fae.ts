@@ -401,6 +401,7 @@ const toolsOf = (
     timeoutMs: config.probeTimeoutMs,
     discovery: config.toolDiscovery,
     ownNames,
+    directoryIn: builtIns.directoryIn,
   });
   return { builtIns, registry };
 };

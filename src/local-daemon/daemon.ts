@@ -23,7 +23,7 @@ import type { PendingRequest } from './mail/post-office.js';
 import type { MessageRecord } from './mail/mailbox-state.js';
 import { agentDocs, docsFor, hostDocs, makeHelp } from './help.js';
 import { specialNames, type Dialect } from '../daemon/dialect.js';
-import { makeValueMarshal } from './kernel/value-marshal.js';
+import { makeValueMarshal, readStoredValue } from './kernel/value-marshal.js';
 import { REPORTED_ALREADY, inBackground } from '../background.js';
 
 const notAllowed = () => {
@@ -71,7 +71,9 @@ const makeIncarnate = (
         return makeDirectoryExo(kernel, instrument, makeMailHub(kernel, agent.mailbox, openMessage), formulator.directory, follow, 'Messages.');
       }
       case 'marshal':
-        return valueMarshal.fromCapData({ body: formula.body, slots: [...formula.slots] });
+        return formula.slots.length === 0
+          ? valueMarshal.fromCapData({ body: formula.body, slots: [] })
+          : readStoredValue(kernel, formula);
       case 'make-unconfined':
         return runner.incarnate(id, formula);
       case 'eval':

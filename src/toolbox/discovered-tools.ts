@@ -18,6 +18,8 @@ export interface OfferedOrigin {
   readonly needsApproval: boolean;
   /** The formula id of the capability, when known: whose it is is told by it. */
   readonly id?: string;
+  /** For a capability that is not a FaeTool: the method the tool calls (its schema is fae's, from the guard). */
+  readonly method?: string;
 }
 
 /**

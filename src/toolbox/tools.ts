@@ -12,7 +12,7 @@
 import { E } from '@endo/far';
 import { q } from '@endo/errors';
 import { checkToolSchema } from './tool-schema.js';
-import { unlessGivenUp, withTimeout } from '../timeout.js';
+import { unlessGivenUp } from '../timeout.js';
 import { cancelCall, executeWithCallId, makeToolCallId } from './tool-cancellation.js';
 import { ownExecuteOf } from './built-ins/built-in-tool.js';
 import type { TurnScope } from './built-ins/turn-scope.js';
@@ -20,7 +20,9 @@ import type { Logger } from '../logging/log.js';
 import type { FaeToolMethods, GuestPowers, Ref } from '../daemon/endo-types.js';
 import { silentLogger } from '../logging/log.js';
 import { formulaIdOf } from '../daemon/dialect.js';
-import { makeToolReports, offerTools, type BuiltInTool, type ToolCandidate } from './registry/offered-tools.js';
+import { makeToolReports, type BuiltInTool, type ToolReports } from './registry/offered-tools.js';
+import { assembleTools, readTool, type ToolEntry } from './registry/tool-entries.js';
+import type { DirectoryIn } from './capabilities/method-tool.js';
 import { TOOLS_DIRECTORY, type DiscoveredTools, type FaeTool } from './discovered-tools.js';
 import { REPORTED_ALREADY, inBackground } from '../background.js';
 
@@ -33,19 +35,11 @@ export interface DiscoverOptions {
    * every turn. Pass the same set on every call.
    */
   readonly reported?: Set<string>;
+  /** Gives a capability's method calls the turn's authority; without it, only FaeTools are offered. */
+  readonly directoryIn?: DirectoryIn;
 }
 
 const DEFAULT_SCHEMA_TIMEOUT_MS = 10_000;
-
-type Candidate = {
-  readonly label: string;
-  /** Its formula id, asked with it (none for a local tool). */
-  readonly id?: Promise<string | undefined>;
-  /** Its name under tools/; undefined for a local tool. */
-  readonly petName: string | undefined;
-  readonly tool: FaeTool;
-  readonly schema: Promise<unknown>;
-};
 
 const listToolNames = async (powers: Ref<GuestPowers>, logger: Logger) => {
   try {
@@ -57,6 +51,31 @@ const listToolNames = async (powers: Ref<GuestPowers>, logger: Logger) => {
   }
 };
 
+/** The local tools' schemas, checked; one that fails is skipped (and reported once). */
+const readLocalTools = async (localTools: ReadonlyMap<string, FaeTool>, reports: ToolReports) => {
+  const reads = await Promise.allSettled([...localTools].map(async ([label, tool]) => ({ label, tool, check: checkToolSchema(await E(tool).schema()) })));
+  const builtIns: BuiltInTool[] = [];
+  reads.forEach((outcome, index) => {
+    const label = [...localTools.keys()][index];
+    if (outcome.status === 'rejected') reports.skipped(`${label} rejected`, { tool: label, error: outcome.reason });
+    else if (!outcome.value.check.ok) reports.skipped(`${label} ${outcome.value.check.problem}`, { tool: label, problem: outcome.value.check.problem });
+    else builtIns.push({ label, schema: outcome.value.check.schema, tool: outcome.value.tool });
+  });
+  return builtIns;
+};
+
+/** One tool under tools/, read now: its lookup, id and read go out together. */
+const readListedEntry = async (powers: Ref<GuestPowers>, petName: string, timeoutMs: number): Promise<ToolEntry> => {
+  const tool = E(powers).lookup([TOOLS_DIRECTORY, petName]) as Promise<FaeToolMethods>;
+  tool.catch(() => {});
+  const id = Promise.resolve(E(powers).identify(TOOLS_DIRECTORY, petName)).then(
+    found => (typeof found === 'string' ? (formulaIdOf(found) ?? found) : ''),
+    () => '',
+  );
+  const read = readTool(tool, petName, timeoutMs);
+  return harden({ petName, id: await id, tool, read });
+};
+
 export const discoverTools = async (
   powers: Ref<GuestPowers>,
   localTools: ReadonlyMap<string, FaeTool>,
@@ -64,64 +83,16 @@ export const discoverTools = async (
     logger = silentLogger,
     timeoutMs = DEFAULT_SCHEMA_TIMEOUT_MS,
     reported = new Set(),
+    directoryIn,
   }: DiscoverOptions = {},
 ): Promise<DiscoveredTools> => {
   const reports = makeToolReports(logger, reported);
-  const names = await listToolNames(powers, logger);
-  const local: Candidate[] = [...localTools].map(([label, tool]) => ({
-    label,
-    petName: undefined,
-    tool,
-    schema: E(tool).schema(),
-  }));
-  const remote: Candidate[] = names.map(petName => {
-    const tool = E(powers).lookup([TOOLS_DIRECTORY, petName]) as Promise<FaeToolMethods>;
-    const id = Promise.resolve(E(powers).identify(TOOLS_DIRECTORY, petName)).then(
-      found => (typeof found === 'string' ? (formulaIdOf(found) ?? found) : undefined),
-      () => undefined,
-    );
-    return {
-      label: `${TOOLS_DIRECTORY}/${petName}`,
-      id,
-      petName,
-      tool,
-      schema: withTimeout(
-        E(tool).schema(),
-        timeoutMs,
-        () => `schema() of ${q(petName)} did not answer within ${timeoutMs} ms`,
-      ),
-    };
-  });
-  const candidates = [...local, ...remote];
-  const settled = await Promise.allSettled(
-    candidates.map(async ({ tool, schema, id }) => ({
-      tool: await tool,
-      schema: await schema,
-      id: await id,
-    })),
-  );
-
-  const builtIns: BuiltInTool[] = [];
-  const fromDirectory: ToolCandidate[] = [];
-  settled.forEach((outcome, index) => {
-    const { label, petName } = candidates[index];
-    if (outcome.status === 'rejected') {
-      reports.skipped(`${label} rejected`, { tool: label, error: outcome.reason });
-      return;
-    }
-    const check = checkToolSchema(outcome.value.schema);
-    if (!check.ok) {
-      reports.skipped(`${label} ${check.problem}`, {
-        tool: label,
-        problem: check.problem,
-      });
-      return;
-    }
-    const { tool, id } = outcome.value;
-    if (petName === undefined) builtIns.push({ label, schema: check.schema, tool });
-    else fromDirectory.push({ label, petName, id, schema: check.schema, needsApproval: check.needsApproval, toolFor: () => tool });
-  });
-  return offerTools(builtIns, fromDirectory, reports);
+  const [builtIns, entries] = await Promise.all([
+    readLocalTools(localTools, reports),
+    listToolNames(powers, logger).then(names => Promise.all(names.map(petName => readListedEntry(powers, petName, timeoutMs)))),
+  ]);
+  // Listed now: every tool is current for this snapshot.
+  return assembleTools(builtIns, entries, () => 'current', reports, directoryIn);
 };
 harden(discoverTools);
 

@@ -10,6 +10,10 @@
 //                     pet name under tools/
 //   NAME@WHO          that tool only in the turns of WHO: a pet name fae's
 //                     directory holds for a correspondent, or HOST (@host)
+//   readonly:NAME     a capability that is not a FaeTool (by its pet name
+//                     under tools/), or one method of it (PET.METHOD), runs
+//                     unasked: its calls only read. Such methods ask by
+//                     default; a rule naming it still asks.
 //
 // `all@alice` asks for every call alice's turns make. A tool whose schema
 // says `needsApproval: true` is asked for whatever the list says, unless it
@@ -33,6 +37,8 @@ export interface ApprovalPolicy {
   /** `none`: nothing is asked for, whatever a tool says of itself. */
   readonly none: boolean;
   readonly rules: readonly ApprovalRule[];
+  /** What the host marked as only reading (readonly:NAME): its own ask is lifted. */
+  readonly readOnly: readonly string[];
   /** The policy as the host wrote it, for status() and /approvals. */
   readonly text: string;
 }
@@ -44,7 +50,10 @@ const TOOL_NAME = /^[A-Za-z0-9_-]{1,128}$/;
 const HOST_NAMES = harden(['HOST', '@host']);
 
 const SYNTAX =
-  'a list separated by commas of default, all, none, or tool names, each optionally followed by @ and the pet name of a correspondent (or HOST), as in "default,send@alice"';
+  'a list separated by commas of default, all, none, or tool names, each optionally followed by @ and the pet name of a correspondent (or HOST), as in "default,send@alice", and readonly:NAME for a capability (or PET.METHOD) whose calls only read';
+
+const READ_ONLY_PREFIX = 'readonly:';
+const READ_ONLY_NAME = /^[A-Za-z0-9_-]{1,128}(\.[^\s,]{1,128})?$/;
 
 /** One item of the list, as rules. */
 const rulesOf = (item: string, source: string): readonly ApprovalRule[] => {
@@ -69,9 +78,15 @@ export const readApprovalPolicy = (text: string | undefined, source = 'FAE_APPRO
   if (items.some(item => item === '')) throw Error(`${source} has an empty item in ${q(trimmed)}; it must be ${SYNTAX}`);
   if (items.includes('none')) {
     if (items.length > 1) throw Error(`${source}: none cannot be combined with other items, as in ${q(trimmed)}`);
-    return harden({ none: true, rules: [], text: 'none' });
+    return harden({ none: true, rules: [], readOnly: [], text: 'none' });
   }
-  return harden({ none: false, rules: items.flatMap(item => rulesOf(item, source)), text: items.join(',') });
+  const readOnly = items.filter(item => item.startsWith(READ_ONLY_PREFIX)).map(item => item.slice(READ_ONLY_PREFIX.length));
+  const wrong = readOnly.find(name => !READ_ONLY_NAME.test(name));
+  if (wrong !== undefined) throw Error(`${source}: ${q(READ_ONLY_PREFIX + wrong)} names no capability; it must be ${SYNTAX}`);
+  const rules = items.filter(item => !item.startsWith(READ_ONLY_PREFIX)).flatMap(item => rulesOf(item, source));
+  // Only read-only marks: the default list still holds beside them.
+  const withDefault = rules.length === 0 ? rulesOf('default', source) : rules;
+  return harden({ none: false, rules: withDefault, readOnly, text: items.join(',') });
 };
 harden(readApprovalPolicy);
 
@@ -88,6 +103,16 @@ export const rulesNaming = (policy: ApprovalPolicy, tool: ToolNames): readonly A
   return policy.rules.filter(rule => rule.tool === '*' || names.includes(rule.tool));
 };
 harden(rulesNaming);
+
+/**
+ * Whether the host marked the tool as only reading: the capability (its pet
+ * name) or this method of it (PET.METHOD), or the tool by its offered name.
+ */
+export const isMarkedReadOnly = (policy: ApprovalPolicy, tool: ToolNames & { readonly method?: string }) =>
+  [tool.offered, tool.petName, tool.method === undefined ? undefined : `${tool.petName}.${tool.method}`].some(
+    name => name !== undefined && policy.readOnly.includes(name),
+  );
+harden(isMarkedReadOnly);
 
 /** The sealed name under which the host may store a policy that replaces FAE_APPROVE while fae runs. */
 export const POLICY_NAME = 'approval-policy';

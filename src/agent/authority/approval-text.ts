@@ -25,6 +25,8 @@ export interface ApprovalCall {
   /** The tool's own names, for one under tools/. */
   readonly ownName?: string;
   readonly petName?: string;
+  /** For a capability that is not a FaeTool: the method called. */
+  readonly method?: string;
   readonly args: Readonly<Record<string, unknown>>;
   /** Whoever asked, as fae names them (a pet name, or "an unnamed sender"). */
   readonly asker: string;
@@ -182,8 +184,12 @@ const fewWords = (args: Readonly<Record<string, unknown>>) => {
 const isShortName = (text: string) => !text.includes('\n') && text.length <= 80;
 
 /** What a call does, in a few words on one line: "run `ls -la`", "write `notes.txt` (2 lines)". */
-const whatCallDoes = ({ tool, ownName, args }: Pick<ApprovalCall, 'tool' | 'ownName' | 'args'>) => {
+const whatCallDoes = ({ tool, ownName, args, petName, method }: Pick<ApprovalCall, 'tool' | 'ownName' | 'args' | 'petName' | 'method'>) => {
   const { command, filePath, contents, path, edits, source } = args;
+  if (method !== undefined && petName !== undefined) {
+    const words = fewWords(args);
+    return `call ${code(`${petName}.${method}`)}${words === undefined ? '' : ` (${words})`}`;
+  }
   const name = ownName ?? tool;
   if (name === 'runCommand' && typeof command === 'string') {
     if (!command.includes('\n') && command.length <= 60) return `run ${code(command)}`;
@@ -211,7 +217,7 @@ const forWhom = ({ askerIsHost, asker }: { askerIsHost?: boolean; asker: string 
  * tag that tells it from every other: "Approval needed: run `ls -la` for
  * alice? (request 1a2b)". A form's description is this line alone.
  */
-export const approvalTitle = (call: Pick<ApprovalCall, 'tool' | 'ownName' | 'args' | 'asker' | 'askerIsHost' | 'tag'>) =>
+export const approvalTitle = (call: Pick<ApprovalCall, 'tool' | 'ownName' | 'args' | 'asker' | 'askerIsHost' | 'tag' | 'petName' | 'method'>) =>
   `${APPROVAL_HEADING} ${whatCallDoes(call)} for ${forWhom(call)}? (request ${call.tag})`;
 harden(approvalTitle);
 
@@ -228,7 +234,12 @@ const namingHint = ({ asker, askerIsHost }: Pick<ApprovalCall, 'asker' | 'askerI
  * that cannot be): nothing here is cut or redacted.
  */
 export const approvalText = (call: ApprovalCall, { waitText, answering }: { waitText: string; answering: string }) => {
-  const where = call.petName === undefined ? 'a built-in tool' : `tools/${call.petName}`;
+  const where =
+    call.petName === undefined
+      ? 'a built-in tool'
+      : call.method === undefined
+        ? `tools/${call.petName}`
+        : `the method ${call.method} of the capability tools/${call.petName}, which is not a tool made for fae: its arguments are as it takes them`;
   return [
     approvalTitle(call),
     '',

@@ -17,7 +17,7 @@ import { formulaIdOf } from '../../daemon/dialect.js';
 import type { Logger } from '../../logging/log.js';
 import type { Redact } from '../../logging/redact.js';
 import { type DiscoveredTools, type FaeTool, TOOLS_DIRECTORY } from '../../toolbox/discovered-tools.js';
-import { rulesNaming, type ApprovalPolicyHolder, type ApprovalRule } from './approval-policy.js';
+import { isMarkedReadOnly, rulesNaming, type ApprovalPolicyHolder, type ApprovalRule } from './approval-policy.js';
 import type { ApprovalGrants, GrantedTool } from './approval-grants.js';
 import type { ApprovalChannel } from './approval-channel.js';
 import { readDecision } from './approval-decision.js';
@@ -184,7 +184,7 @@ export const makeApprovals = (options: ApprovalsOptions) => {
   const audit = auditWith(logger, redact);
 
   /** Asks the host and waits, bounded; what the answer means for the call. */
-  const askHost = async (ask: ApprovalAsk, tool: Grantable, origin: { petName?: string; ownName?: string }, mayHaveRun = false) => {
+  const askHost = async (ask: ApprovalAsk, tool: Grantable, origin: { petName?: string; ownName?: string; method?: string }, mayHaveRun = false) => {
     const { name, turn } = ask;
     const started = Date.now();
     // The host approves exactly what runs: arguments it cannot be shown whole are refused unasked.
@@ -253,7 +253,8 @@ export const makeApprovals = (options: ApprovalsOptions) => {
     const current = policy.current();
     if (current.none) return RUN;
     const named = rulesNaming(current, { offered: name, ownName: origin?.ownName, petName: origin?.petName });
-    const needed = (origin?.needsApproval ?? false) || (named.length > 0 && (await applies(named, turn)));
+    const ownAsk = (origin?.needsApproval ?? false) && !isMarkedReadOnly(current, { offered: name, ...origin });
+    const needed = ownAsk || (named.length > 0 && (await applies(named, turn)));
     if (!needed) return RUN;
     const started = Date.now();
     // Not even a standing grant sends fae's secrets, or what could hide them, to a consequential tool.
@@ -266,7 +267,7 @@ export const makeApprovals = (options: ApprovalsOptions) => {
     // Approved before a restart, and maybe run: no grant covers it again (approved-calls.ts).
     const again = approvedCalls?.mayHaveRun(turn.messageKey, name, ask.args) ?? false;
     const grant = tool === undefined || again ? undefined : await grants.find(tool, turn.correspondent);
-    const outcome = grant === undefined ? await askHost(ask, tool, { petName: origin?.petName, ownName: origin?.ownName }, again) : RUN;
+    const outcome = grant === undefined ? await askHost(ask, tool, { petName: origin?.petName, ownName: origin?.ownName, method: origin?.method }, again) : RUN;
     if (grant !== undefined) audit(ask, 'approved', `standing grant #${grant.number}`, started);
     if (outcome.run) await approvedCalls?.willRun(turn.messageKey, name, ask.args);
     return outcome;

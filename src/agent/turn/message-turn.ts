@@ -14,6 +14,7 @@ import type { OpenTurn } from '../../conversations/conversations.js';
 import { correspondentPrefix } from '../../conversations/threads.js';
 import type { TurnScope } from '../../toolbox/built-ins/turn-scope.js';
 import { offeredWhere, type DiscoveredTools } from '../../toolbox/discovered-tools.js';
+import { withinToolBudget } from '../../toolbox/tool-budget.js';
 import { formatIncomingMessage } from '../../daemon/message-format.js';
 import { ContextOverflowError, troubleOf } from '../../../providers/errors.js';
 import type { TurnProgress } from './progress-reply.js';
@@ -300,8 +301,8 @@ const brokenTurn = async (options: MessageTurnOptions, message: InboxMessage, st
 };
 
 /** The tools a turn is offered: the built-ins, and of tools/ those its correspondent may use (adopted-from.ts). */
-const offeredTo = ({ mayUse }: MessageTurnOptions, state: TurnState, fromHost: boolean, tools: DiscoveredTools) =>
-  mayUse === undefined ? tools : offeredWhere(tools, origin => mayUse(origin.id, state.correspondent, fromHost));
+const offeredTo = ({ mayUse, config }: MessageTurnOptions, state: TurnState, fromHost: boolean, tools: DiscoveredTools) =>
+  withinToolBudget(mayUse === undefined ? tools : offeredWhere(tools, origin => mayUse(origin.id, state.correspondent, fromHost)), config.toolTokens);
 
 /** A message as it stays known across restarts: its id, else its number. */
 const keyOf = (message: InboxMessage) => message.messageId ?? `#${message.number}`;

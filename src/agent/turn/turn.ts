@@ -5,6 +5,7 @@ import type { ChatMessage, ChatOptions, Provider, ToolCall, ToolSchema, Usage } 
 import type { DiscoveredTools } from '../../toolbox/discovered-tools.js';
 import type { TurnScope } from '../../toolbox/built-ins/turn-scope.js';
 import { executeTool } from '../../toolbox/tools.js';
+import { namedCall } from '../../toolbox/tool-budget.js';
 import { extractToolCallsFromContent, stripThinkBlocks } from '../../toolbox/extract-tool-calls.js';
 import type { MakeCallId } from '../../toolbox/extract-tool-calls.js';
 import { parseToolArguments } from '../../toolbox/tool-arguments.js';
@@ -186,12 +187,8 @@ const normalizeAssistant = (
 
 type CallOutcome = { readonly stored: ToolCall; readonly result: ChatMessage };
 
-const runToolCall = async (
-  call: ToolCall,
-  tools: DiscoveredTools,
-  { limits, logger, messageNumber, onToolCall, approve, scope }: TurnDependencies,
-  signal: AbortSignal,
-): Promise<CallOutcome> => {
+const runToolCall = async (call: ToolCall, tools: DiscoveredTools, deps: TurnDependencies, signal: AbortSignal): Promise<CallOutcome> => {
+  const { limits, logger, messageNumber } = deps;
   const name = call.function.name;
   const parsed = parseToolArguments(call.function.arguments);
   // What the transcript keeps: never unparsable text, which would make a
@@ -210,17 +207,36 @@ const runToolCall = async (
     logger.warn('tool-failed', { tool: name, message: messageNumber, error: parsed.error });
     return { stored, result: resultMessage(errorAsText(parsed.error)) };
   }
-  const approval = approve === undefined ? undefined : await approve(name, parsed.args, tools, signal);
+  // callTool stands for the tool it names: that tool is approved and run (tool-budget.ts).
+  let target: ReturnType<typeof namedCall>;
+  try {
+    target = namedCall(name, parsed.args, tools);
+  } catch (error) {
+    logger.warn('tool-failed', { tool: name, message: messageNumber, error: rejectionText(error) });
+    return { stored, result: resultMessage(rejectionResult(error)) };
+  }
+  return runNamedCall(target, { stored, resultMessage }, tools, deps, signal);
+};
+
+/** Runs the call the model meant (namedCall), once the host approves it where it must. */
+const runNamedCall = async (
+  { name, args }: { readonly name: string; readonly args: Readonly<Record<string, unknown>> },
+  { stored, resultMessage }: { readonly stored: ToolCall; readonly resultMessage: (content: string) => ChatMessage },
+  tools: DiscoveredTools,
+  { limits, logger, messageNumber, onToolCall, approve, scope }: TurnDependencies,
+  signal: AbortSignal,
+): Promise<CallOutcome> => {
+  const approval = approve === undefined ? undefined : await approve(name, args, tools, signal);
   if (approval !== undefined && !approval.run) {
     logger.event('tool-not-run', { tool: name, message: messageNumber });
     return { stored, result: resultMessage(approval.result) };
   }
   logger.event('tool-called', { tool: name, message: messageNumber });
   onToolCall?.(name);
-  logger.debug('tool-arguments', () => ({ tool: name, arguments: parsed.args }));
+  logger.debug('tool-arguments', () => ({ tool: name, arguments: args }));
   const waiting = approval?.run === true ? approval : undefined;
   try {
-    const value = await executeTool(name, parsed.args, tools.toolMap, {
+    const value = await executeTool(name, args, tools.toolMap, {
       timeoutMs: limits.toolTimeoutMs + (waiting?.waitsMs ?? 0),
       signal,
       scope,

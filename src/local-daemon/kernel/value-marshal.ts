@@ -15,3 +15,15 @@ export const makeValueMarshal = (kernel: Kernel) =>
     { serializeBodyFormat: 'smallcaps', errorTagging: 'off' },
   );
 harden(makeValueMarshal);
+
+/**
+ * A stored value, read afresh: the capabilities it holds are provided
+ * first (a caplet's value may still be coming), then the data is decoded
+ * around them, as the daemon reads a marshal formula.
+ */
+export const readStoredValue = async (kernel: Kernel, { body, slots }: { readonly body: string; readonly slots: readonly string[] }) => {
+  const values = await Promise.all(slots.map(slot => kernel.provide(slot)));
+  const reader = makeMarshal(undefined, (slot: string) => values[slots.indexOf(slot)], { serializeBodyFormat: 'smallcaps' });
+  return reader.fromCapData({ body, slots: [...slots] });
+};
+harden(readStoredValue);

@@ -119,7 +119,13 @@ const findInstalled = async (
 /** How adoptTool tells the model the name the tool at tools/`petName` is called by. */
 const availability = (petName: string, offered: DiscoveredTools | undefined) => {
   if (offered === undefined) return 'It is available now.';
-  const found = [...offered.origins].find(([, origin]) => origin.petName === petName);
+  const all = [...offered.origins].filter(([, origin]) => origin.petName === petName);
+  const methods = all.filter(([, origin]) => origin.method !== undefined).map(([name]) => `\`${name}\``);
+  if (methods.length > 0) {
+    // Not a FaeTool: each method of its guard is a tool (capabilities/).
+    return `It is not a tool made for you: each of its methods is a tool now, ${methods.join(', ')}.`;
+  }
+  const found = all[0];
   if (found === undefined) {
     return 'It is not among your tools, though: its schema is unusable, or another tool under tools/ already has its name.';
   }

@@ -17,6 +17,8 @@ import { makeDirectoryTools } from './built-in-directory-tools.js';
 import { withNameChangeNotice } from './name-change-notice.js';
 import { makeMailTools } from './built-in-mail-tools.js';
 import { makeInspectionTools } from './built-in-inspection-tools.js';
+import { makeDirectoryIn } from './turn-directory.js';
+import type { DirectoryIn } from '../capabilities/method-tool.js';
 import { makeSealedPowers, type HiddenMail, type NameNotes, type SealedDirectory, type ToolPowers } from './sealed-powers.js';
 import type { PowersIn } from './built-in-tool.js';
 import type { TurnScope } from './turn-scope.js';
@@ -102,6 +104,8 @@ export interface BuiltIns {
    * policy says (evaluate): told by identity, not by name.
    */
   readonly reviewed: (tool: FaeTool | undefined) => boolean;
+  /** What a capability's method tools reach in fae's directory, with each turn's authority. */
+  readonly directoryIn: DirectoryIn;
 }
 
 export const makeBuiltInTools = (
@@ -168,6 +172,7 @@ export const makeBuiltInTools = (
   return harden({
     tools: offered,
     reviewed: (tool: FaeTool | undefined) => evaluate !== undefined && tool === evaluate,
+    directoryIn: makeDirectoryIn(powersIn, provideDaemon),
   });
 };
 harden(makeBuiltInTools);

@@ -24,6 +24,8 @@ export interface ToolCandidate {
   readonly needsApproval: boolean;
   /** Its formula id, when known. */
   readonly id?: string;
+  /** For a capability that is not a FaeTool: the method this tool calls. */
+  readonly method?: string;
   /** The tool to call, told the name it is offered under (for its errors). */
   readonly toolFor: (offeredName: string) => FaeTool;
 }
@@ -108,6 +110,7 @@ export const offerTools = (
         ownName: candidate.schema.function.name,
         needsApproval: candidate.needsApproval,
         ...(candidate.id === undefined ? {} : { id: candidate.id }),
+        ...(candidate.method === undefined ? {} : { method: candidate.method }),
       }),
     );
   };

@@ -11,11 +11,16 @@ import { withTimeout } from '../../timeout.js';
 import { cancelCall, executeWithCallId } from '../tool-cancellation.js';
 import { TOOLS_DIRECTORY, type DiscoveredTools, type FaeTool } from '../discovered-tools.js';
 import { offerTools, type BuiltInTool, type ToolCandidate, type ToolReports } from './offered-tools.js';
+import { askMethodsAndGuard, probeCapability, type ProbedCapability } from '../capabilities/capability-probe.js';
+import { makeMethodTool, type DirectoryIn } from '../capabilities/method-tool.js';
 
-/** One schema read, done once per (pet name, formula id). */
+/** One read, done once per (pet name, formula id): a FaeTool's schema, or what any other capability offers. */
 export type ToolRead =
   | { readonly ok: true; readonly schema: ToolSchema; readonly needsApproval: boolean }
+  | { readonly ok: true; readonly capability: ProbedCapability }
   | { readonly ok: false; readonly key: string; readonly fields: Record<string, unknown> };
+
+type SchemaRead = Extract<ToolRead, { schema: ToolSchema }>;
 
 export interface ToolEntry {
   readonly petName: string;
@@ -25,25 +30,14 @@ export interface ToolEntry {
   readonly read: Promise<ToolRead>;
 }
 
-/** Asks a tools directory for one tool and its schema, bounded in time. */
-export const readToolEntry = (
-  directory: unknown,
-  petName: string,
-  id: string,
-  timeoutMs: number,
-): ToolEntry => {
-  const label = `${TOOLS_DIRECTORY}/${petName}`;
-  // `any`: the directory is a remote reference.
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
-  const tool = E(directory as any).lookup(petName) as Promise<FaeToolMethods>;
-  // Nobody may await the tool itself when its schema read fails first.
-  tool.catch(() => {});
+/** A FaeTool's schema, read and checked, bounded in time. */
+const readSchema = (tool: Promise<FaeToolMethods>, petName: string, label: string, timeoutMs: number): Promise<ToolRead> => {
   const schema = withTimeout(
     E(tool).schema(),
     timeoutMs,
     () => `schema() of ${q(petName)} did not answer within ${timeoutMs} ms`,
   );
-  const read: Promise<ToolRead> = schema.then(
+  return schema.then(
     value => {
       const check = checkToolSchema(value);
       return check.ok
@@ -57,7 +51,40 @@ export const readToolEntry = (
     error =>
       harden({ ok: false as const, key: `${label} rejected`, fields: { tool: label, error } }),
   );
-  return harden({ petName, id, tool, read });
+};
+
+/**
+ * Reads one capability under tools/: a FaeTool (it has schema and execute)
+ * by its schema; any other by what its guard and help say (issue 38).
+ * Its method names and guard are asked first, in one round trip.
+ */
+export const readTool = async (tool: Promise<unknown>, petName: string, timeoutMs: number): Promise<ToolRead> => {
+  const label = `${TOOLS_DIRECTORY}/${petName}`;
+  try {
+    const first = await askMethodsAndGuard(await tool, timeoutMs);
+    if (first.names === undefined || (first.names.includes('schema') && first.names.includes('execute'))) {
+      return await readSchema(tool as Promise<FaeToolMethods>, petName, label, timeoutMs);
+    }
+    return harden({ ok: true as const, capability: await probeCapability(await tool, timeoutMs, first) });
+  } catch (error) {
+    return harden({ ok: false as const, key: `${label} rejected`, fields: { tool: label, error } });
+  }
+};
+harden(readTool);
+
+/** Asks a tools directory for one tool and reads it, bounded in time. */
+export const readToolEntry = (
+  directory: unknown,
+  petName: string,
+  id: string,
+  timeoutMs: number,
+): ToolEntry => {
+  // `any`: the directory is a remote reference.
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  const tool = E(directory as any).lookup(petName) as Promise<FaeToolMethods>;
+  // Nobody may await the tool itself when its read fails first.
+  tool.catch(() => {});
+  return harden({ petName, id, tool, read: readTool(tool, petName, timeoutMs) });
 };
 harden(readToolEntry);
 
@@ -84,7 +111,7 @@ const guardTool = (
   isCurrent: (entry: ToolEntry) => 'current' | 'removed' | 'replaced',
 ): FaeTool =>
   Far('RegisteredTool', {
-    schema: async () => (await entry.read as { schema: ToolSchema }).schema,
+    schema: async () => ((await entry.read) as SchemaRead).schema,
     help: () => E(entry.tool).help(),
     execute: (args: Readonly<Record<string, unknown>>, callId?: string) => {
       const state = isCurrent(entry);
@@ -103,15 +130,56 @@ const guardTool = (
     cancel: (callId: string) => cancelCall(entry.tool, callId),
   }) as unknown as FaeTool;
 
+/** Why `entry` may no longer be called, if it may not. */
+const goneReason = (entry: ToolEntry, state: 'current' | 'removed' | 'replaced') => {
+  if (state === 'removed') return `tools/${entry.petName} was removed while you were working; it cannot be called any more.`;
+  if (state === 'replaced') {
+    return `tools/${entry.petName} was replaced while you were working; its current methods are in your tool list: call again if one still fits.`;
+  }
+  return undefined;
+};
+
+/** One candidate per method of a capability that is not a FaeTool. */
+const methodCandidates = (
+  entry: ToolEntry,
+  probed: ProbedCapability,
+  isCurrent: (entry: ToolEntry) => 'current' | 'removed' | 'replaced',
+  directoryIn: DirectoryIn,
+): ToolCandidate[] =>
+  probed.methods.map(plan => {
+    const { tool, schema } = makeMethodTool({
+      capability: entry.tool,
+      petName: entry.petName,
+      probed,
+      plan,
+      directoryIn,
+      gone: () => goneReason(entry, isCurrent(entry)),
+    });
+    return {
+      label: `${TOOLS_DIRECTORY}/${entry.petName}`,
+      petName: entry.petName,
+      // Known without a round trip: a method tool is fae's own exo.
+      schema,
+      // Consequential unless the host says otherwise (approval-policy.ts: readonly:).
+      needsApproval: true,
+      method: plan.method,
+      ...(entry.id === '' ? {} : { id: entry.id }),
+      toolFor: () => tool,
+    };
+  });
+
 /**
  * Builds what the model is offered (offered-tools.ts). Each problem (bad
- * schema, failed read, duplicate name) is reported once.
+ * schema, failed read, duplicate name) is reported once. A capability that
+ * is not a FaeTool offers its methods when `directoryIn` gives its calls
+ * the turn's authority; without it, it is skipped.
  */
 export const assembleTools = async (
   builtIns: readonly BuiltInTool[],
   entries: readonly ToolEntry[],
   isCurrent: (entry: ToolEntry) => 'current' | 'removed' | 'replaced',
   reports: ToolReports,
+  directoryIn?: DirectoryIn,
 ): Promise<DiscoveredTools> => {
   const sorted = [...entries].sort((a, b) => (a.petName < b.petName ? -1 : a.petName > b.petName ? 1 : 0));
   const reads = await Promise.all(sorted.map(entry => entry.read));
@@ -122,12 +190,18 @@ export const assembleTools = async (
       reports.skipped(read.key, read.fields);
       return;
     }
+    if ('capability' in read) {
+      const label = `${TOOLS_DIRECTORY}/${entry.petName}`;
+      if (directoryIn === undefined) reports.skipped(`${label} not a FaeTool`, { tool: label, problem: 'not a FaeTool, and no built-ins to call it with' });
+      else candidates.push(...methodCandidates(entry, read.capability, isCurrent, directoryIn));
+      return;
+    }
     candidates.push({
       label: `${TOOLS_DIRECTORY}/${entry.petName}`,
       petName: entry.petName,
       schema: read.schema,
       needsApproval: read.needsApproval,
-      id: entry.id,
+      ...(entry.id === '' ? {} : { id: entry.id }),
       toolFor: name => guardTool(entry, name, isCurrent),
     });
   });

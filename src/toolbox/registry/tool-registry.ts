@@ -24,6 +24,7 @@ import { TOOLS_DIRECTORY, type DiscoveredTools, type FaeTool } from '../discover
 import { assembleTools, readBuiltIns, readToolEntry } from './tool-entries.js';
 import type { ToolEntry } from './tool-entries.js';
 import { makeToolReports } from './offered-tools.js';
+import type { DirectoryIn } from '../capabilities/method-tool.js';
 import { followToolsDirectory } from './tools-follower.js';
 import { watchToolsBinding } from './tools-binding.js';
 import type { NameChange, OpenFollower } from './tools-follower.js';
@@ -53,6 +54,8 @@ export interface ToolRegistryOptions {
    * by default the registry makes its own (and stops it with itself).
    */
   readonly ownNames?: OwnNamesWatch;
+  /** Gives a capability's method calls the turn's authority; without it, only FaeTools are offered. */
+  readonly directoryIn?: DirectoryIn;
 }
 
 export interface ToolRegistry {
@@ -129,10 +132,11 @@ export const makeToolRegistry = (
     openFollower = ref => makeFollowReader<NameChange>(ref as object),
     retryMs = DEFAULT_RETRY_MS,
     ownNames,
+    directoryIn,
   }: ToolRegistryOptions = {},
 ): ToolRegistry => {
   const reports = makeToolReports(logger, reported);
-  const list = () => discoverTools(powers, builtIns, { logger, timeoutMs, reported });
+  const list = () => discoverTools(powers, builtIns, { logger, timeoutMs, reported, directoryIn });
 
   let directory: unknown;
   let following = false;
@@ -196,7 +200,7 @@ export const makeToolRegistry = (
     }
     if (snapshot === undefined) {
       const building = builtInSchemas.then(schemas =>
-        assembleTools(schemas, [...entries.values()], isCurrent, reports),
+        assembleTools(schemas, [...entries.values()], isCurrent, reports, directoryIn),
       );
       snapshot = building;
       // A failed build is not kept: the next call tries again.
