@@ -7,24 +7,16 @@
 import test from 'ava';
 import type { ExecutionContext } from 'ava';
 import { E } from '@endo/far';
-import { makeExo } from '@endo/exo';
-import { M } from '@endo/patterns';
 import { startFaeInDaemon } from './support/fae-harness.js';
 import { makeScriptedProvider, type ScriptedReply, type RecordedRequest } from './support/scripted-provider.js';
 import { messageText } from './support/daemon.js';
 import { makeToolCaplet } from './support/tool-caplets.js';
+import { makeWideCapability } from './support/wide-capability.js';
 import { answerApproval, makeApprovalReader } from './support/approvals.js';
 
 const WAIT_MS = 30_000;
 const METHODS = 60;
 
-/** A capability of METHODS methods, m1 … m60, each taking a string and saying which it is. */
-const makeWide = () => {
-  const names = Array.from({ length: METHODS }, (_, i) => `m${i + 1}`);
-  const guards = Object.fromEntries(names.map(name => [name, M.call(M.string()).returns(M.string())]));
-  const methods = Object.fromEntries(names.map(name => [name, (text: string) => `${name} got ${text}`]));
-  return makeExo('Wide', M.interface('Wide', guards), methods);
-};
 
 const lastToolResults = (request: RecordedRequest) => {
   const results: string[] = [];
@@ -48,7 +40,7 @@ const startWithWide = async (t: ExecutionContext, calls: readonly ScriptedReply[
     provider: llm.provider,
     env,
     prepare: async (_host, daemon) => {
-      await makeToolCaplet(daemon, 'wide', makeWide);
+      await makeToolCaplet(daemon, 'wide', () => makeWideCapability(METHODS));
     },
   });
   t.teardown(() => started.daemon.stop());

@@ -13,8 +13,11 @@ const tempDir = tempDirs('fae-chat-token-');
 
 const SECRET = 'sk-chat-test-DO-NOT-PRINT-4f1c9a';
 
-/** A generous bound: "within a few seconds", with room for a slow machine. */
-const QUICKLY_MS = 10_000;
+/**
+ * A safety net only, below ava's timeout: the chat must exit on its own
+ * (it does not wait out a retry or a timeout), which no wall clock judges.
+ */
+const EXIT_WITHIN_MS = 50_000;
 
 /** The chat gave up quickly and said which LLM it could not reach. */
 const expectUnreachable = async (
@@ -25,7 +28,6 @@ const expectUnreachable = async (
   const result = await chat.exited;
   t.false(result.timedOut);
   t.not(result.code, 0);
-  t.true(result.elapsedMs < QUICKLY_MS, `took ${result.elapsedMs} ms`);
   t.true(result.stderr.includes(`cannot reach the LLM at ${url}`), result.stderr);
   return result;
 };
@@ -34,7 +36,7 @@ test('an unreachable LAL_HOST exits non-zero quickly, says what was tried and ho
   const url = await closedLoopbackUrl('openai');
   const chat = startChat({
     env: { LAL_HOST: url, LAL_MODEL: 'some-model', LAL_AUTH_TOKEN: SECRET },
-    timeoutMs: QUICKLY_MS + 5_000,
+    timeoutMs: EXIT_WITHIN_MS,
   });
   chat.type('hello');
   chat.end();
@@ -53,7 +55,7 @@ test('an unreachable LAL_HOST exits non-zero quickly, says what was tried and ho
 
 test('an unreachable Anthropic host gets the same guidance, without the token', async t => {
   const url = await closedLoopbackUrl('anthropic');
-  const chat = startChat({ env: { LAL_HOST: url, LAL_AUTH_TOKEN: SECRET }, timeoutMs: QUICKLY_MS + 5_000 });
+  const chat = startChat({ env: { LAL_HOST: url, LAL_AUTH_TOKEN: SECRET }, timeoutMs: EXIT_WITHIN_MS });
   chat.end();
   const { stdout, stderr } = await expectUnreachable(t, chat, url);
   t.regex(stderr, /provider Anthropic/);
@@ -74,12 +76,13 @@ test('a server that refuses the token exits non-zero saying so, without printing
   const { port } = server.address() as AddressInfo;
   const url = `http://127.0.0.1:${port}/v1`;
 
-  const chat = startChat({ env: { LAL_HOST: url, LAL_AUTH_TOKEN: SECRET }, timeoutMs: QUICKLY_MS + 5_000 });
+  const chat = startChat({ env: { LAL_HOST: url, LAL_AUTH_TOKEN: SECRET }, timeoutMs: EXIT_WITHIN_MS });
   chat.end();
-  const { code, stdout, stderr, elapsedMs } = await chat.exited;
+  const { code, stdout, stderr, timedOut } = await chat.exited;
+  t.false(timedOut);
 
   t.is(code, 1);
-  t.true(elapsedMs < QUICKLY_MS, `took ${elapsedMs} ms`);
+  // One request, refused: it asked once and gave up, no retry.
   t.deepEqual(seen, [`GET /v1/models Bearer ${SECRET}`]);
   t.true(stderr.includes(`The LLM at ${url}`), stderr);
   t.regex(stderr, /answered HTTP 401: LAL_AUTH_TOKEN was not accepted/);

@@ -28,6 +28,7 @@ test('defaults', t => {
     toolDiscovery: 'follow',
     prices: undefined,
     contextTokens: 32000,
+    toolTokens: 3000,
     maxMessages: undefined,
     approvalPolicy: readApprovalPolicy('default'),
     approvalTimeoutMs: 600_000,

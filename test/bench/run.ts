@@ -10,6 +10,7 @@ import { benchUpstream as upstream } from './upstream.js';
 import { benchPrompt as prompt } from './prompt.js';
 import { benchStreaming as streaming } from './streaming.js';
 import { benchWindowed as windowed } from './windowed.js';
+import { benchCapabilities as capabilities } from './capabilities.js';
 
 const BENCHES: readonly (readonly [string, () => Promise<void>])[] = [
   ['tools', tools],
@@ -18,6 +19,7 @@ const BENCHES: readonly (readonly [string, () => Promise<void>])[] = [
   ['correspondents', correspondents],
   ['windowed', windowed],
   ['prompt', prompt],
+  ['capabilities', capabilities],
   ['streaming', streaming],
   ['upstream', upstream],
 ];

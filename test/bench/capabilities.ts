@@ -1,0 +1,71 @@
+// A small prompt however many tools (issue 38): fae adopts a capability of
+// 100 methods (not a FaeTool: its tools come from its interface guard),
+// then a message asks for the 80th. Measured: the first request's tool
+// definitions (JSON characters and estimated tokens) with the default
+// FAE_TOOL_TOKENS and with every tool offered, and the model calls the
+// turn takes to reach the 80th method. Target: within 12 KB of JSON.
+import { E } from '@endo/far';
+import { estimateSchemas } from '../../src/conversations/requests/tokens.js';
+import { startFaeInDaemon } from '../support/fae-harness.js';
+import { makeScriptedProvider, type RecordedRequest, type ScriptedReply } from '../support/scripted-provider.js';
+import { messageText } from '../support/daemon.js';
+import { makeToolCaplet } from '../support/tool-caplets.js';
+import { makeWideCapability } from '../support/wide-capability.js';
+import { stopQuietly } from './counted-fae.js';
+
+const METHODS = 100;
+const TARGET = 80;
+const TARGET_CHARS = 12_000;
+
+const lastMessageNumber = (request: RecordedRequest) =>
+  Number(/Message #(\d+) /.exec(request.messages.filter(message => message.role === 'user').at(-1)?.content ?? '')?.[1]);
+
+/** The 80th method reached as a model would: offered, called at once; else found, then called. */
+const reachTarget: ScriptedReply = request => {
+  const name = `wide__m${TARGET}`;
+  const lastTool = request.messages.at(-1);
+  if (lastTool?.role === 'tool' && lastTool.content.includes(`m${TARGET} got`)) return { text: lastTool.content };
+  if (request.toolNames.includes(name)) return { toolCalls: [{ name, arguments: { arg1: 'hi' } }] };
+  if (lastTool?.role === 'tool') return { toolCalls: [{ name: 'callTool', arguments: { name, arguments: { arg1: 'hi' } } }] };
+  return { toolCalls: [{ name: 'findTools', arguments: { query: `m${TARGET}` } }] };
+};
+
+/** One run: the first request of the asking turn, and the model calls it took. */
+const measure = async (env: Record<string, string>) => {
+  const llm = makeScriptedProvider([
+    request => ({ toolCalls: [{ name: 'adoptTool', arguments: { messageNumber: lastMessageNumber(request), edgeName: 'wide', toolName: 'wide' } }] }),
+    { text: 'adopted' },
+    ...Array.from({ length: 5 }, () => reachTarget),
+  ]);
+  const started = await startFaeInDaemon({
+    provider: llm.provider,
+    env: { FAE_APPROVE: 'readonly:wide', ...env },
+    prepare: async (_host, daemon) => {
+      await makeToolCaplet(daemon, 'wide', () => makeWideCapability(METHODS));
+    },
+  });
+  try {
+    await started.nextFromFae(); // ready
+    await E(started.host).send('fae', ['Adopt ', ''], ['wide'], ['wide']);
+    await started.nextFromFae();
+    const before = llm.requests.length;
+    await E(started.host).send('fae', [`use m${TARGET}`], [], []);
+    const answer = messageText(await started.nextFromFae());
+    if (!answer.includes(`m${TARGET} got hi`)) throw Error(`the model did not reach m${TARGET}: ${answer}`);
+    const first = llm.requests[before];
+    return { chars: JSON.stringify(first.tools).length, tokens: estimateSchemas(first.tools), tools: first.tools.length, calls: llm.requests.length - before - 1 };
+  } finally {
+    await stopQuietly(started.daemon);
+  }
+};
+
+export const benchCapabilities = async () => {
+  const budgeted = await measure({});
+  const everything = await measure({ FAE_TOOL_TOKENS: '1000000' });
+  const line = (label: string, { chars, tokens, tools, calls }: Awaited<ReturnType<typeof measure>>) =>
+    console.log(`${label}: ${tools} tools offered, ${chars.toLocaleString('en-US')} characters (~${tokens.toLocaleString('en-US')} tokens); ${calls} model call(s) with a tool to reach m${TARGET}`);
+  console.log(`built-ins + a capability of ${METHODS} methods, reaching the ${TARGET}th:`);
+  line('  FAE_TOOL_TOKENS default', budgeted);
+  line('  every tool offered     ', everything);
+  console.log(`  target: within ${TARGET_CHARS.toLocaleString('en-US')} characters: ${budgeted.chars <= TARGET_CHARS ? 'met' : 'MISSED'}`);
+};
