@@ -18,10 +18,10 @@ const READY = 'Fae agent ready.';
 const canEdit = dialect === 'aug';
 
 
-const startWith = async (t: ExecutionContext, steps: ScriptedReply[], afterMs: number) => {
+const startWith = async (t: ExecutionContext, steps: ScriptedReply[], afterMs: number, latencyMs?: number) => {
   t.timeout(120_000);
   const llm = makeScriptedProvider(steps);
-  const started = await startFaeInDaemon({ provider: llm.provider, env: { FAE_PROGRESS_AFTER_MS: String(afterMs) } });
+  const started = await startFaeInDaemon({ provider: llm.provider, env: { FAE_PROGRESS_AFTER_MS: String(afterMs) }, latencyMs });
   t.teardown(() => started.daemon.stop());
   await started.nextFromFae();
   /** fae's messages in the host's inbox now, the ready message left out. */
@@ -116,6 +116,21 @@ test('a progress reply a restart left unfinished is taken over by the replayed t
     // It cannot be edited: it stays, and the answer follows; no second "Working on it…".
     t.deepEqual(mine.map(messageText), [WORKING, 'The answer after the restart.']);
   }
+});
+
+test('with a slow daemon, the reply a restart left unfinished is still there to take over when its turn opens', async t => {
+  // Each daemon call takes a while, so the replayed turn opens after fae's own copy of its reply is read.
+  const world = await startWith(t, [{ hang: true }], 50, 20);
+  await E(world.host).send('fae', ['a question asked of a slow daemon'], [], []);
+  t.true(await until(async () => (await world.shown()).includes(WORKING)), 'the progress reply was posted');
+  world.llm.push({ text: 'Answered, slowly.' });
+  await world.daemon.restart();
+  t.true(await until(async () => (await world.shown()).includes('Answered, slowly.')));
+  await until(async () => world.logs.some(line => line.includes('message-done')));
+  // Its reply was not taken from under it (dismissed before it could be edited).
+  t.false(world.logs.some(line => line.includes('progress-failed') && line.includes('No such message')), world.logs.filter(line => line.includes('progress')).join('\n'));
+  const mine = await world.fromFae();
+  t.deepEqual(mine.map(messageText), canEdit ? ['Answered, slowly.'] : [WORKING, 'Answered, slowly.']);
 });
 
 test('a progress reply whose message no longer waits is finished at the restart, saying so (where fae can edit)', async t => {

@@ -276,7 +276,7 @@ const turnsOn = (
   parts: FaeParts,
   daemon: DaemonAdapter,
   atStart: AtStart,
-  { approvals, gives }: { approvals: Approvals; gives: Gives },
+  { approvals, gives, leftReplyDone }: { approvals: Approvals; gives: Gives; leftReplyDone: (copy: bigint) => void },
 ) => {
   const { config, logger, redact, conversations, registry, events, copies, editable, correspondentOf } = parts;
   return makeMessageTurns({
@@ -300,6 +300,7 @@ const turnsOn = (
     editable: daemon.canEdit && config.editableTurns > 0 ? editable : undefined,
     threadOf: message => conversations.laneOf(message, correspondentOf(message)),
     atStart,
+    leftReplyDone,
     isFromHost: message => daemon.isFromHost(message),
     reports: makeHostReports({ send: text => daemon.send(daemon.names.host, asStrings(redact(text))), logger }),
     approvals,
@@ -327,7 +328,17 @@ const followMail = async (
     return harden({ answered: new Map(), unfinished: new Map(), stale: [] });
   });
   finishStaleReplies(daemon, atStart, logger);
-  const turns = turnsOn(parts, daemon, atStart, { approvals, gives });
+  // The own copies of replies a restart left unfinished wait for the turn
+  // that takes each over: placed now, with no turn open for its thread, a
+  // copy would be dismissed before its reply is edited into the answer.
+  const leftCopies = new Set([...atStart.unfinished.values()].map(left => left.copy));
+  const placeLater = new Map<bigint, () => void>();
+  const leftReplyDone = (copy: bigint) => {
+    leftCopies.delete(copy);
+    placeLater.get(copy)?.();
+    placeLater.delete(copy);
+  };
+  const turns = turnsOn(parts, daemon, atStart, { approvals, gives, leftReplyDone });
   await followInbox(daemon, {
     cancelled,
     onMessage: turns.handleMessage,
@@ -338,9 +349,12 @@ const followMail = async (
       // An approval request is no conversation's: nothing else is told of it.
       if (channel.noteOwn(message) || message.type === 'form') return;
       turns.noteOwnCopy(message);
-      inBackground(conversations.noteOwnMessage(message, correspondentOf({ ...message, from: message.to })), error =>
-        logger.warn('own-copy-not-noted', { message: message.number, error }),
-      );
+      const place = () =>
+        inBackground(conversations.noteOwnMessage(message, correspondentOf({ ...message, from: message.to })), error =>
+          logger.warn('own-copy-not-noted', { message: message.number, error }),
+        );
+      if (leftCopies.has(message.number)) placeLater.set(message.number, place);
+      else place();
     },
     onIgnoredEdit: message => logger.event('edit-ignored', { message: message.number }),
     onSetAside: message => logger.warn('unfinished-message-set-aside', { message: message.number }),

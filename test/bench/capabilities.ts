@@ -1,6 +1,6 @@
-// A small prompt however many tools (issue 38): fae adopts a capability of
-// 100 methods (not a FaeTool: its tools come from its interface guard),
-// then a message asks for the 80th. Measured: the first request's tool
+// A small prompt however many tools (issue 38): fae adopts two capabilities
+// of 50 methods each (not FaeTools: their tools come from their interface
+// guards; a guard holds at most 80), then a message asks for the 80th. Measured: the first request's tool
 // definitions (JSON characters and estimated tokens) with the default
 // FAE_TOOL_TOKENS and with every tool offered, and the model calls the
 // turn takes to reach the 80th method. Target: within 12 KB of JSON.
@@ -14,6 +14,7 @@ import { makeWideCapability } from '../support/wide-capability.js';
 import { stopQuietly } from './counted-fae.js';
 
 const METHODS = 100;
+const HALF = METHODS / 2;
 const TARGET = 80;
 const TARGET_CHARS = 12_000;
 
@@ -22,7 +23,7 @@ const lastMessageNumber = (request: RecordedRequest) =>
 
 /** The 80th method reached as a model would: offered, called at once; else found, then called. */
 const reachTarget: ScriptedReply = request => {
-  const name = `wide__m${TARGET}`;
+  const name = `wide-b__m${TARGET}`;
   const lastTool = request.messages.at(-1);
   if (lastTool?.role === 'tool' && lastTool.content.includes(`m${TARGET} got`)) return { text: lastTool.content };
   if (request.toolNames.includes(name)) return { toolCalls: [{ name, arguments: { arg1: 'hi' } }] };
@@ -33,20 +34,23 @@ const reachTarget: ScriptedReply = request => {
 /** One run: the first request of the asking turn, and the model calls it took. */
 const measure = async (env: Record<string, string>) => {
   const llm = makeScriptedProvider([
-    request => ({ toolCalls: [{ name: 'adoptTool', arguments: { messageNumber: lastMessageNumber(request), edgeName: 'wide', toolName: 'wide' } }] }),
+    request => ({
+      toolCalls: ['wide-a', 'wide-b'].map(name => ({ name: 'adoptTool', arguments: { messageNumber: lastMessageNumber(request), edgeName: name, toolName: name } })),
+    }),
     { text: 'adopted' },
     ...Array.from({ length: 5 }, () => reachTarget),
   ]);
   const started = await startFaeInDaemon({
     provider: llm.provider,
-    env: { FAE_APPROVE: 'readonly:wide', ...env },
+    env: { FAE_APPROVE: 'readonly:wide-a,readonly:wide-b', ...env },
     prepare: async (_host, daemon) => {
-      await makeToolCaplet(daemon, 'wide', () => makeWideCapability(METHODS));
+      await makeToolCaplet(daemon, 'wide-a', () => makeWideCapability(HALF));
+      await makeToolCaplet(daemon, 'wide-b', () => makeWideCapability(HALF, HALF + 1));
     },
   });
   try {
     await started.nextFromFae(); // ready
-    await E(started.host).send('fae', ['Adopt ', ''], ['wide'], ['wide']);
+    await E(started.host).send('fae', ['Adopt ', ' and ', ''], ['wide-a', 'wide-b'], ['wide-a', 'wide-b']);
     await started.nextFromFae();
     const before = llm.requests.length;
     await E(started.host).send('fae', [`use m${TARGET}`], [], []);
@@ -64,7 +68,7 @@ export const benchCapabilities = async () => {
   const everything = await measure({ FAE_TOOL_TOKENS: '1000000' });
   const line = (label: string, { chars, tokens, tools, calls }: Awaited<ReturnType<typeof measure>>) =>
     console.log(`${label}: ${tools} tools offered, ${chars.toLocaleString('en-US')} characters (~${tokens.toLocaleString('en-US')} tokens); ${calls} model call(s) with a tool to reach m${TARGET}`);
-  console.log(`built-ins + a capability of ${METHODS} methods, reaching the ${TARGET}th:`);
+  console.log(`built-ins + two capabilities of ${HALF} methods each, reaching the ${TARGET}th method:`);
   line('  FAE_TOOL_TOKENS default', budgeted);
   line('  every tool offered     ', everything);
   console.log(`  target: within ${TARGET_CHARS.toLocaleString('en-US')} characters: ${budgeted.chars <= TARGET_CHARS ? 'met' : 'MISSED'}`);

@@ -67,6 +67,12 @@ export interface MessageTurnOptions {
   readonly threadOf: (message: InboxMessage) => string;
   /** What fae's inbox showed of its replies when fae started (answered-at-start.ts): answered messages, unfinished replies. */
   readonly atStart: AtStart;
+  /**
+   * A reply a restart left unfinished was taken over by a turn that has
+   * ended now (its answer edited in): fae's own copy of it may be placed,
+   * which before could have dismissed it while it was still to be edited.
+   */
+  readonly leftReplyDone?: (copy: bigint) => void;
   /** Whether a message comes from fae's host, who reads the operator's detail. */
   readonly isFromHost: (message: MessageRecord) => boolean;
   /** The host's budget of tokens per correspondent per day (budget.ts). */

@@ -313,11 +313,16 @@ export const makeMessageTurns = (options: MessageTurnOptions) => {
   const makeCallId = makeCallIds();
   /** The messages whose unfinished reply from before the restart a turn took over (answered-at-start.ts). */
   const leftTaken = new Set<string>();
+  /** The copies of those replies, by the number of the message whose turn took one over. */
+  const leftCopies = new Map<bigint, bigint>();
   /** The unfinished reply a restart left to `message`, for its first turn since. */
-  const takeLeft = ({ messageId }: InboxMessage) => {
+  const takeLeft = ({ messageId, number }: InboxMessage) => {
     if (messageId === undefined || leftTaken.has(messageId)) return undefined;
     const left = options.atStart.unfinished.get(messageId);
-    if (left !== undefined) leftTaken.add(messageId);
+    if (left !== undefined) {
+      leftTaken.add(messageId);
+      leftCopies.set(number, left.copy);
+    }
     return left;
   };
 
@@ -451,6 +456,9 @@ export const makeMessageTurns = (options: MessageTurnOptions) => {
     } finally {
       stop.end();
       states.close(state);
+      const left = leftCopies.get(message.number);
+      leftCopies.delete(message.number);
+      if (left !== undefined) options.leftReplyDone?.(left);
     }
   };
   return harden({
