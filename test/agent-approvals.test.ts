@@ -91,7 +91,7 @@ test('a call that needs approval waits for the host, and runs once approved; the
     t.regex(String(request.description), /^Approval needed: call touch \(what: x\) for you\? \(request [0-9a-f]{4}\)$/);
     t.deepEqual(
       (request as unknown as { fields: readonly { name: string; label: string }[] }).fields.map(({ name, label }) => `${name}: ${label}`),
-      ['decision: approve, deny or always', 'reason: Reason, if any (the model is told)'],
+      ['decision: approve, deny or always (type one)', 'reason: Reason, if any (the model is told)'],
     );
     t.regex(text, /Answer in the form that follows: approve \(this once\), deny, or always \(from now on touch needs no approval in your turns\)\./);
     t.regex(text, /endo submit N -f decision:approve/);
@@ -169,7 +169,10 @@ test('no answer in time is a denial; an answer after that runs nothing, and the 
   await world.say('Please touch x');
   const request = await world.nextRequest();
   t.regex(request.text, /I wait 500 ms for your answer; after that it counts as a denial/);
-  t.regex(await world.nextText(), /^tool said: The host did not answer within 500 ms, so this was not run\./);
+  // The model's answer and the host's notice come in either order.
+  const [told, answered] = [await world.nextText(), await world.nextText()].sort((a, b) => (a.startsWith('tool said') ? 1 : b.startsWith('tool said') ? -1 : 0));
+  t.regex(answered, /^tool said: The host did not answer within 500 ms, so this was not run\./);
+  t.regex(told, /^I stopped waiting for your answer to "Approval needed: call touch .*" \(I had waited 500 ms\): it counts as a denial, nothing was run, and an answer now changes nothing\./);
   await answerApproval(world.host, request, 'approve');
   t.regex(await world.nextText(), /^Your answer to "Approval needed: call touch .*" came after I had stopped waiting \(I had waited 500 ms\); nothing was run\./);
   t.deepEqual(world.runs, []);
@@ -405,6 +408,6 @@ test('a form answered again is told so truthfully: the second answer changes not
   t.is(await world.nextText(), 'tool said: touched x');
   // The Endo Chat UI lets a form be submitted again.
   await answerApproval(world.host, request, 'approve');
-  t.is(await world.nextText(), 'You had answered that approval request already; this second answer changes nothing.');
+  t.regex(await world.nextText(), /^You had answered "Approval needed: call touch \(what: x\) for you\? \(request [0-9a-f]{4}\)" already; this second answer changes nothing\.$/);
   t.deepEqual(world.runs, ['x']);
 });

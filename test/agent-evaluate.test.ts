@@ -89,7 +89,7 @@ test('with FAE_EVALUATE=review the code runs only once the host has reviewed it,
     // Every evaluation is reviewed: no standing approval is offered.
     t.true(text.includes('Answer in the form that follows: approve (this once) or deny.'), text);
     t.false(text.includes('always'), text);
-    t.is((asked as unknown as { fields: readonly { label: string }[] }).fields[0].label, 'approve or deny');
+    t.is((asked as unknown as { fields: readonly { label: string }[] }).fields[0].label, 'approve or deny (type one)');
   }
   t.is(messageText(await world.next()), 'tool said: 6');
   t.true(world.logs.some(line => / approval .*tool=evaluate .*decision=approved/.test(line)));

@@ -23,8 +23,8 @@ import { APPROVAL_HEADING } from './approval-text.js';
 import { STALE_TEXT, makeOwnRequestCopies, titleOf } from './approval-own-copies.js';
 import { REPORTED_ALREADY, inBackground } from '../../background.js';
 
-/** Said of a second answer to an approval request answered already. */
-export const ANSWERED_TEXT = 'You had answered that approval request already; this second answer changes nothing.';
+/** Said of a second answer to the approval request `title`, answered already. */
+export const answeredText = (title: string) => `You had answered "${title}" already; this second answer changes nothing.`;
 
 /** What the host answered: the decision as given, and a reason. */
 export interface HostAnswer {
@@ -36,8 +36,12 @@ export interface HostAnswer {
 export interface Asked {
   /** The host's answer; rejects only when the request could not be made. */
   readonly answer: Promise<HostAnswer>;
-  /** fae waits no more (`why`: "it timed out"); an answer still to come is told it ran nothing. */
-  readonly stopWaiting: (why: string) => void;
+  /**
+   * fae waits no more (`why`: "it timed out"); an answer still to come is
+   * told it ran nothing. `final`: no later turn takes the request up again
+   * (it timed out), so the host is told at once.
+   */
+  readonly stopWaiting: (why: string, options: { final: boolean }) => void;
 }
 
 /**
@@ -52,7 +56,8 @@ export interface Choices {
 /** The form's fields: the fewest choices that say it all, and a reason. */
 const fieldsFor = ({ always }: Choices): readonly FormField[] =>
   harden([
-    { name: 'decision', label: always === undefined ? 'approve or deny' : 'approve, deny or always', default: '', example: 'approve' },
+    // No example: shown grey in the field, "approve" read as a choice already made, and an empty Submit denies.
+    { name: 'decision', label: always === undefined ? 'approve or deny (type one)' : 'approve, deny or always (type one)', default: '' },
     { name: 'reason', label: 'Reason, if any (the model is told)', default: '' },
   ]);
 
@@ -131,8 +136,12 @@ export const makeApprovalChannel = ({
       );
       return harden({
         answer,
-        stopWaiting: (why: string) => {
+        stopWaiting: (why: string, { final }: { final: boolean }) => {
           stoppedWaiting = why;
+          // A turn stopped with fae is taken up again after its restart, form and all: nothing to tell.
+          if (!final) return;
+          // The form stays in the host's inbox: it is told now that answering it changes nothing.
+          inBackground(tell(`I stopped waiting for your answer to "${titleOf(text)}" (${why}): it counts as a denial, nothing was run, and an answer now changes nothing.`), REPORTED_ALREADY);
         },
       });
     },
@@ -145,9 +154,9 @@ export const makeApprovalChannel = ({
     /** Late answers to approval forms: after a restart, nothing waits for them. */
     kind: harden({
       recognizes: (description: string) => description.startsWith(APPROVAL_HEADING),
-      onLateAnswer: async (_values, why) => {
+      onLateAnswer: async (_values, why, description) => {
         logger.event('approval-answered-late', { why });
-        await tell(why === 'again' ? ANSWERED_TEXT : STALE_TEXT);
+        await tell(why === 'again' ? answeredText(titleOf(description)) : STALE_TEXT);
       },
     }) as FormKind,
   });

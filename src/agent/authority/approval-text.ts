@@ -165,9 +165,13 @@ export const unshownArguments = (args: Readonly<Record<string, unknown>>, redact
 };
 harden(unshownArguments);
 
-/** "your message" or "alice's message", with its first words where it has some. */
-const messageWords = ({ askerIsHost, asker, about }: { askerIsHost?: boolean; asker: string; about?: string }) =>
-  `${askerIsHost ? 'your' : `${asker}'s`} message${about === undefined ? '' : ` ${about}`}`;
+/** "your message", "alice's message" or "the message … from an unnamed sender (…)", with its first words where it has some. */
+const messageWords = ({ askerIsHost, asker, about }: { askerIsHost?: boolean; asker: string; about?: string }) => {
+  const words = about === undefined ? '' : ` ${about}`;
+  if (askerIsHost) return `your message${words}`;
+  // A description of several words takes no possessive: "an unnamed sender (…)'s" reads badly.
+  return senderWord(asker) === asker ? `${asker}'s message${words}` : `the message${words} from ${asker}`;
+};
 
 /** `text` as inline code, every character showing (between double backticks when it holds one). */
 const code = (text: string) => (text.includes('`') ? `\`\` ${showingEverything(text)} \`\`` : `\`${showingEverything(text)}\``);

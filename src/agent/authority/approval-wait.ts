@@ -50,11 +50,11 @@ export const makeHostWait = ({ channel, timeoutMs }: { readonly channel: Approva
       return harden({ kind: 'answer', answer });
     } catch (error) {
       if (error instanceof TimeoutError) {
-        asked?.stopWaiting(`I had waited ${durationText(timeoutMs)}`);
+        asked?.stopWaiting(`I had waited ${durationText(timeoutMs)}`, { final: true });
         return harden({ kind: 'timeout' });
       }
       if (turn.signal.aborted) {
-        asked?.stopWaiting('the turn was stopped');
+        asked?.stopWaiting('the turn was stopped', { final: false });
         return harden({ kind: 'abandoned', error });
       }
       return harden({ kind: 'failed', problem: error });

@@ -143,7 +143,7 @@ const decide = async (
     return refused(`The host denied this: ${reason === '' ? 'no reason given' : reason}. Do not try it again in this turn; go on without it, or tell the sender.`);
   }
   audit(ask, 'denied', 'unclear answer', started, decision.why);
-  await tellHost(`I took your answer on ${ask.name} for ${turn.sender} as a denial: ${decision.why}.`).catch(() => {});
+  await tellHost(`I took your answer on ${ask.name} for ${turn.fromHost ? 'you' : turn.sender} as a denial: ${decision.why}.`).catch(() => {});
   return refused(`The host's answer was not understood (${decision.why}), so this was not run; it counts as a denial.`);
 };
 

@@ -48,7 +48,7 @@ export interface FormKind {
    * ('restarted'), or a second answer to one answered already ('again':
    * the Endo Chat UI lets a form be submitted again).
    */
-  readonly onLateAnswer: (values: FormValues, why: 'restarted' | 'again') => Promise<void>;
+  readonly onLateAnswer: (values: FormValues, why: 'restarted' | 'again', description: string) => Promise<void>;
 }
 
 export interface HostForms {
@@ -169,7 +169,7 @@ export const makeHostForms = ({
       }
       const kind = kinds().find(candidate => candidate.recognizes(form.description));
       if (kind === undefined) logger.event('form-answer-ignored', { message: message.number });
-      else await kind.onLateAnswer(values, again ? 'again' : 'restarted');
+      else await kind.onLateAnswer(values, again ? 'again' : 'restarted', form.description);
     } catch (error) {
       logger.warn('form-answer-unread', { message: message.number, error });
     } finally {
