@@ -232,9 +232,10 @@ const runNamedCall = async (
     return { stored, result: resultMessage(approval.result) };
   }
   logger.event('tool-called', { tool: name, message: messageNumber });
-  onToolCall?.(name);
-  logger.debug('tool-arguments', () => ({ tool: name, arguments: args }));
   const waiting = approval?.run === true ? approval : undefined;
+  // A call that itself waits for the host (February's evaluation) still shows the wait, not "calling".
+  if (waiting?.waitsMs === undefined) onToolCall?.(name);
+  logger.debug('tool-arguments', () => ({ tool: name, arguments: args }));
   try {
     const value = await executeTool(name, args, tools.toolMap, {
       timeoutMs: limits.toolTimeoutMs + (waiting?.waitsMs ?? 0),
