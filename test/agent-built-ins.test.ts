@@ -7,7 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { E } from '@endo/far';
 import { startFaeInDaemon } from './support/fae-harness.js';
-import { makeScriptedProvider } from './support/scripted-provider.js';
+import { lastMessageNumber, makeScriptedProvider } from './support/scripted-provider.js';
 import type { RecordedRequest } from './support/scripted-provider.js';
 import { messageText } from './support/daemon.js';
 import { toolUrl } from './support/tool-caplets.js';
@@ -23,11 +23,6 @@ const BUILT_INS = [
 
 const lastToolResult = (request: RecordedRequest) => request.messages.at(-1)?.content ?? '';
 
-/** The number N of the last "Message #N" the model was shown. */
-const lastMessageNumber = (request: RecordedRequest) => {
-  const user = request.messages.filter(m => m.role === 'user').at(-1);
-  return Number(/^Message #(\d+)/.exec(String(user?.content))?.[1]);
-};
 
 test('the model is offered every built-in, and a call to a missing tool lists them', async t => {
   const llm = makeScriptedProvider([

@@ -10,7 +10,7 @@ import { E, Far } from '@endo/far';
 import { makeExo } from '@endo/exo';
 import { M } from '@endo/patterns';
 import { startFaeInDaemon, type FaeHarnessOptions } from './support/fae-harness.js';
-import { makeScriptedProvider, type ScriptedReply, type RecordedRequest } from './support/scripted-provider.js';
+import { lastMessageNumber, lastToolResults, makeScriptedProvider, type ScriptedReply } from './support/scripted-provider.js';
 import { messageText } from './support/daemon.js';
 import { makeShippedTool, makeToolCaplet } from './support/tool-caplets.js';
 import { answerApproval, makeApprovalReader } from './support/approvals.js';
@@ -48,16 +48,7 @@ const makeCounter = () => {
   });
 };
 
-/** The tool results of the last round, as the model read them. */
-const lastToolResults = (request: RecordedRequest) => {
-  const results: string[] = [];
-  for (let i = request.messages.length - 1; request.messages[i].role === 'tool'; i -= 1) results.unshift(request.messages[i].content);
-  return results;
-};
 
-/** The number of the message the model reads last ("Message #N from …"). */
-const lastMessageNumber = (request: RecordedRequest) =>
-  Number(/Message #(\d+) /.exec(request.messages.filter(message => message.role === 'user').at(-1)?.content ?? '')?.[1]);
 
 /**
  * fae with the shipped greet tool in its tools/, to which the host mails
@@ -230,4 +221,37 @@ test('removing the capability takes its methods off the list before the next mod
   await world.ask('remove it');
   t.true(world.request(0).toolNames.includes('counter__get'));
   t.false(world.request(1).toolNames.some(name => name.startsWith('counter__')));
+});
+
+test('"always" grants one method of that capability: the next call of it runs unasked, another method still asks', async t => {
+  const world = await startWithCounter(
+    t,
+    [
+      { toolCalls: [{ name: 'counter__increment', arguments: { arg1: '+1' } }] },
+      { text: 'first' },
+      { toolCalls: [{ name: 'counter__increment', arguments: { arg1: '+1' } }] },
+      { text: 'second' },
+      { toolCalls: [{ name: 'counter__get', arguments: {} }] },
+    ],
+    { env: { FAE_APPROVE: 'default' } },
+  );
+  const reader = makeApprovalReader();
+  const next = async () => {
+    for (;;) {
+      const message = await world.nextFromFae(WAIT_MS);
+      const request = reader.request(message);
+      if (request !== undefined) return { request };
+      if (!reader.skip(message)) return { text: messageText(message) };
+    }
+  };
+  await E(world.host).send('fae', ['add one'], [], []);
+  const asked = await next();
+  if (asked.request === undefined) return t.fail(asked.text);
+  await answerApproval(world.host, asked.request, 'always');
+  t.deepEqual(await next(), { text: 'first' });
+  await E(world.host).send('fae', ['add one more'], [], []);
+  t.deepEqual(await next(), { text: 'second' }, 'no second request');
+  await E(world.host).send('fae', ['how many?'], [], []);
+  const again = await next();
+  t.regex(again.request?.text ?? '', /^Approval needed: call `counter\.get` for you\?/);
 });

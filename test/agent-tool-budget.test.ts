@@ -8,7 +8,7 @@ import test from 'ava';
 import type { ExecutionContext } from 'ava';
 import { E } from '@endo/far';
 import { startFaeInDaemon } from './support/fae-harness.js';
-import { makeScriptedProvider, type ScriptedReply, type RecordedRequest } from './support/scripted-provider.js';
+import { lastMessageNumber, lastToolResults, makeScriptedProvider, type ScriptedReply } from './support/scripted-provider.js';
 import { messageText } from './support/daemon.js';
 import { makeToolCaplet } from './support/tool-caplets.js';
 import { makeWideCapability } from './support/wide-capability.js';
@@ -18,14 +18,7 @@ const WAIT_MS = 30_000;
 const METHODS = 60;
 
 
-const lastToolResults = (request: RecordedRequest) => {
-  const results: string[] = [];
-  for (let i = request.messages.length - 1; request.messages[i].role === 'tool'; i -= 1) results.unshift(request.messages[i].content);
-  return results;
-};
 
-const lastMessageNumber = (request: RecordedRequest) =>
-  Number(/Message #(\d+) /.exec(request.messages.filter(message => message.role === 'user').at(-1)?.content ?? '')?.[1]);
 
 /** fae that has adopted `wide` (mailed by the host), then follows `calls`, answering with the last results. */
 const startWithWide = async (t: ExecutionContext, calls: readonly ScriptedReply[], env: Record<string, string> = {}) => {

@@ -142,6 +142,10 @@ for (const kind of KINDS) {
 
   test(`${kind}: an answer not begun within LAL_FIRST_TOKEN_MS is a stall too, naming that setting`, async t => {
     const { server, provider } = await setup(t, kind, { LAL_FIRST_TOKEN_MS: '200', LAL_MAX_RETRIES: '0' });
+    // What the server says of itself is asked first, once: asked now, so that the limit is spent on
+    // the chat request alone, which then surely reaches the server (under load the question alone
+    // could outlast 200 ms, and the request would never be sent to be abandoned).
+    await provider.contextWindow?.();
     server.hold();
     const error = await t.throwsAsync(provider.chat(hi, []), { instanceOf: LlmStallError, message: /had not begun its answer after 0\.2 s/ });
     t.regex(error.message, /raise LAL_FIRST_TOKEN_MS/);

@@ -7,7 +7,7 @@
 import { E } from '@endo/far';
 import { estimateSchemas } from '../../src/conversations/requests/tokens.js';
 import { startFaeInDaemon } from '../support/fae-harness.js';
-import { makeScriptedProvider, type RecordedRequest, type ScriptedReply } from '../support/scripted-provider.js';
+import { lastMessageNumber, makeScriptedProvider, type ScriptedReply } from '../support/scripted-provider.js';
 import { messageText } from '../support/daemon.js';
 import { makeToolCaplet } from '../support/tool-caplets.js';
 import { makeWideCapability } from '../support/wide-capability.js';
@@ -18,8 +18,6 @@ const HALF = METHODS / 2;
 const TARGET = 80;
 const TARGET_CHARS = 12_000;
 
-const lastMessageNumber = (request: RecordedRequest) =>
-  Number(/Message #(\d+) /.exec(request.messages.filter(message => message.role === 'user').at(-1)?.content ?? '')?.[1]);
 
 /** The 80th method reached as a model would: offered, called at once; else found, then called. */
 const reachTarget: ScriptedReply = request => {

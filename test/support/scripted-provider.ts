@@ -52,6 +52,17 @@ export interface RecordedRequest {
 export const lastUserWords = (messages: readonly { role: string; content: string }[]): string =>
   (messages.filter(m => m.role === 'user').at(-1)?.content ?? '').replace(/^Message #\d+ from [^:]*: /, '');
 
+/** The number N of the last "Message #N" the model was shown. */
+export const lastMessageNumber = (request: RecordedRequest) =>
+  Number(/^Message #(\d+)/.exec(request.messages.filter(m => m.role === 'user').at(-1)?.content ?? '')?.[1]);
+
+/** The results of the model's last round of tool calls, as it read them. */
+export const lastToolResults = (request: RecordedRequest): string[] => {
+  const results: string[] = [];
+  for (let i = request.messages.length - 1; request.messages[i]?.role === 'tool'; i -= 1) results.unshift(request.messages[i].content);
+  return results;
+};
+
 /** A reply that echoes the latest user message: "re: <its words>". */
 export const echoReply = (request: { messages: readonly { role: string; content: string }[] }): ScriptedStep => ({
   text: `re: ${lastUserWords(request.messages)}`,

@@ -39,11 +39,13 @@ export interface Grant {
   readonly granted: string;
   /** A grant to hand the capability `toolId` to `correspondent`, not to call a tool. */
   readonly give?: boolean;
+  /** For a capability that is not a FaeTool: the one method it covers. */
+  readonly method?: string;
 }
 
 const GrantShape = M.splitRecord(
   { number: M.number(), tool: M.string(), who: M.string(), granted: M.string() },
-  { toolId: M.string(), correspondent: M.string(), give: M.boolean() },
+  { toolId: M.string(), correspondent: M.string(), give: M.boolean(), method: M.string() },
 );
 const StoredShape = M.splitRecord({ grants: M.arrayOf(GrantShape) });
 
@@ -51,11 +53,14 @@ const StoredShape = M.splitRecord({ grants: M.arrayOf(GrantShape) });
 export interface GrantedTool {
   readonly tool: string;
   readonly toolId: string | undefined;
+  /** For a capability that is not a FaeTool: the method called; a grant covers that method alone. */
+  readonly method?: string;
 }
 
-const covers = (grant: Grant, { tool, toolId }: GrantedTool, correspondent: string) =>
+const covers = (grant: Grant, { tool, toolId, method }: GrantedTool, correspondent: string) =>
   grant.give !== true &&
   (grant.toolId === undefined ? toolId === undefined && grant.tool === tool : grant.toolId === toolId) &&
+  grant.method === method &&
   (grant.correspondent === undefined || grant.correspondent === correspondent);
 
 export const makeApprovalGrants = ({ powers, logger, now = () => new Date() }: { powers: Ref<GuestPowers>; logger: Logger; now?: () => Date }) => {
@@ -111,6 +116,7 @@ export const makeApprovalGrants = ({ powers, logger, now = () => new Date() }: {
       append({
         tool: tool.tool,
         ...(tool.toolId === undefined ? {} : { toolId: tool.toolId }),
+        ...(tool.method === undefined ? {} : { method: tool.method }),
         ...(whose === undefined ? { who: 'everyone' } : { correspondent: whose.correspondent, who: whose.who }),
       }),
     /** The grant that lets capability `capabilityId` go to `recipientId`, read afresh. */

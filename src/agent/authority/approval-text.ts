@@ -181,7 +181,8 @@ const fewWords = (args: Readonly<Record<string, unknown>>) => {
   const words = Object.entries(args)
     .map(([name, value]) => `${name}: ${asText(value)}`)
     .join(', ');
-  return isInline(words, 60) ? showingEverything(words) : undefined;
+  // No arguments: nothing to say in brackets.
+  return words !== '' && isInline(words, 60) ? showingEverything(words) : undefined;
 };
 
 /** A path short enough for a title, on one line. */

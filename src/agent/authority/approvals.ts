@@ -175,10 +175,11 @@ export const makeApprovals = (options: ApprovalsOptions) => {
   };
 
   /** The tool as a grant names it; undefined when a tool from tools/ cannot be identified (no grant then). */
-  const grantedTool = async (name: string, petName: string | undefined): Promise<GrantedTool | undefined> => {
+  const grantedTool = async (name: string, petName: string | undefined, method?: string): Promise<GrantedTool | undefined> => {
     if (petName === undefined) return harden({ tool: name, toolId: undefined });
     const id = await Promise.resolve(E(powers).identify(TOOLS_DIRECTORY, petName)).catch(() => undefined);
-    return typeof id === 'string' ? harden({ tool: name, toolId: formulaIdOf(id) ?? id }) : undefined;
+    if (typeof id !== 'string') return undefined;
+    return harden({ tool: name, toolId: formulaIdOf(id) ?? id, ...(method === undefined ? {} : { method }) });
   };
 
   const audit = auditWith(logger, redact);
@@ -263,7 +264,7 @@ export const makeApprovals = (options: ApprovalsOptions) => {
       audit(ask, 'denied', 'fae', started, unshown);
       return refused(unshown);
     }
-    const tool = await grantedTool(name, origin?.petName);
+    const tool = await grantedTool(name, origin?.petName, origin?.method);
     // Approved before a restart, and maybe run: no grant covers it again (approved-calls.ts).
     const again = approvedCalls?.mayHaveRun(turn.messageKey, name, ask.args) ?? false;
     const grant = tool === undefined || again ? undefined : await grants.find(tool, turn.correspondent);
