@@ -50,3 +50,70 @@ test('fae adopts a mailed MCP tool and calls it; images and structured content a
   const weather = await call({ name: 'get-structured-content', arguments: { location: 'New York' } });
   t.regex(weather, /temperature/);
 });
+
+/** A streamable-HTTP server whose token is in a file planted with a recognisable secret. */
+const startHttp = async (t: { teardown(fn: () => unknown): void }) => {
+  const secret = `secret-${Math.random().toString(36).slice(2)}-token`;
+  const server = await startMcpHttpServer({ token: secret });
+  t.teardown(() => server.close());
+  const tokenFile = path.join(tempDir(), 'token.txt');
+  fs.writeFileSync(tokenFile, `${secret}\n`);
+  return { server, secret, env: { FAE_MCP_NAME: 'web', FAE_MCP_URL: server.url, FAE_MCP_TOKEN_FILE: tokenFile } };
+};
+
+test('over streamable HTTP: a mapped name, an error, a tool-list change, and the token nowhere', async t => {
+  const { server, secret, env } = await startHttp(t);
+  const { host, call, give, logs, llm } = await startFaeCallingAsAsked(t, { FAE_APPROVE: 'none' });
+  const report = await setupMcpTools(host, env);
+  t.regex(report, /mcp-web\/lookup-word: created \("lookup\.word" as lookup_word, runs unasked/);
+  t.regex(report, /mcp-web\/learn: created \("learn" as learn, asks the host before each call\)/);
+  await give(['mcp-web', 'lookup-word'], ['mcp-web', 'fail'], ['mcp-web', 'learn']);
+  t.is(await call({ name: 'lookup_word', arguments: { word: 'fae' } }), 'results: fae: a word');
+  t.regex(await call({ name: 'fail' }), /results: .*fail failed: the disk is full/);
+  t.is(await call({ name: 'learn', arguments: { name: 'greet', text: 'hello there' } }), 'results: learnt greet');
+  // The server said its list changed: the bridge knows the new tool, and
+  // setup-mcp-tools run again makes only its capability.
+  const bridge = E(host).lookup('mcp-web-bridge');
+  t.true(await until(async () => bridgeLogs.some(line => line.includes('mcp-tools-changed') && line.includes('added=greet'))));
+  const again = await setupMcpTools(host, env);
+  t.regex(again, /mcp-web\/greet: created/);
+  t.regex(again, /mcp-web\/fail: already present/);
+  await give(['mcp-web', 'greet']);
+  t.is(await call({ name: 'greet' }), 'results: hello there');
+  t.is((await E(bridge).status()).tools, 5);
+  const mail = (await E(host).listMessages()).map(messageText);
+  const seen = [report, again, ...mail, ...logs, ...bridgeLogs, JSON.stringify(llm.requests)].join('\n');
+  t.false(seen.includes(secret), 'the token appears somewhere');
+  t.is(server.refused(), 0);
+});
+
+test('a hang is bounded: fae gives up, and its cancellation reaches the server', async t => {
+  const { server, env } = await startHttp(t);
+  const { host, call, give } = await startFaeCallingAsAsked(t, { FAE_TOOL_TIMEOUT_MS: '300' });
+  await setupMcpTools(host, env);
+  await give(['mcp-web', 'hang']);
+  t.regex(await call({ name: 'hang' }), /results: .*did not answer within 300 ms/);
+  t.true(await until(async () => server.cancelled.includes('hang')), 'the server saw notifications/cancelled');
+});
+
+test("the bridge's own time bound ends a call fae would still wait for", async t => {
+  const { server, env } = await startHttp(t);
+  const { host, call, give } = await startFaeCallingAsAsked(t);
+  await setupMcpTools(host, { ...env, FAE_MCP_TIMEOUT_MS: '200' });
+  await give(['mcp-web', 'hang']);
+  t.regex(await call({ name: 'hang' }), /results: .*hang: .*timed out/i);
+  t.true(await until(async () => server.cancelled.includes('hang')));
+});
+
+test('a server that is gone gives the model and the host a clear error', async t => {
+  const { server, env, secret } = await startHttp(t);
+  const { host, call, give } = await startFaeCallingAsAsked(t);
+  await setupMcpTools(host, env);
+  await give(['mcp-web', 'lookup-word']);
+  await server.close();
+  const answer = await call({ name: 'lookup_word', arguments: { word: 'x' } });
+  t.regex(answer, /results: .*(cannot be reached|fetch failed|ECONNREFUSED|closed)/i);
+  t.false(answer.includes(secret));
+  const error = await t.throwsAsync(E(E(host).lookup('mcp-web-bridge')).tools());
+  t.regex(String(error?.message), /web/);
+});
