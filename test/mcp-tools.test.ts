@@ -117,3 +117,45 @@ test('a server that is gone gives the model and the host a clear error', async t
   const error = await t.throwsAsync(E(E(host).lookup('mcp-web-bridge')).tools());
   t.regex(String(error?.message), /web/);
 });
+
+test('an attenuated copy refuses outside its folder; revoking cuts off a copy, a tool, the server', async t => {
+  const root = tempDir();
+  fs.mkdirSync(path.join(root, 'notes'));
+  fs.mkdirSync(path.join(root, 'private'));
+  fs.writeFileSync(path.join(root, 'notes', 'todo.txt'), 'buy milk');
+  fs.writeFileSync(path.join(root, 'private', 'diary.txt'), 'dear diary');
+  const { host, call, give } = await startFaeCallingAsAsked(t);
+  await setupMcpTools(host, stdioServer('files', serverScript('server-filesystem'), [root]));
+  const copy = await setupMcpAttenuate(host, {
+    FAE_MCP_NAME: 'files',
+    FAE_MCP_TOOL: 'read-text-file',
+    FAE_MCP_COPY: 'read-notes',
+    FAE_MCP_BOUNDS: JSON.stringify({ under: { path: path.join(root, 'notes') } }),
+  });
+  t.regex(copy, /mcp-files\/read-notes: created, a copy of mcp-files\/read-text-file/);
+  await give(['mcp-files', 'read-notes'], ['mcp-files', 'read-text-file']);
+  const inside = path.join(root, 'notes', 'todo.txt');
+  t.is(await call({ name: 'read-notes', arguments: { path: inside } }), 'results: buy milk');
+  for (const outside of [path.join(root, 'private', 'diary.txt'), `${path.join(root, 'notes')}/../private/diary.txt`, `${root}/notes-x/a`]) {
+    t.regex(await call({ name: 'read-notes', arguments: { path: outside } }), /must be a path under .*nothing was sent to the server/, outside);
+  }
+  await setupMcpRevoke(host, { FAE_MCP_NAME: 'files', FAE_MCP_TOOL: 'read-notes' });
+  t.regex(await call({ name: 'read-notes', arguments: { path: inside } }), /results: .*The host revoked this tool \(read-notes\)/);
+  t.is(await call({ name: 'read_text_file', arguments: { path: inside } }), 'results: buy milk');
+  await setupMcpRevoke(host, { FAE_MCP_NAME: 'files' });
+  t.regex(await call({ name: 'read_text_file', arguments: { path: inside } }), /results: .*The host revoked the MCP server \\?"files\\?"/);
+});
+
+test('after a restart the capabilities work: the bridge respawns its server and says so; revocations stay', async t => {
+  const { host, call, give, daemon, llm } = await startFaeCallingAsAsked(t);
+  await setupMcpTools(host, { ...EVERYTHING, FAE_MCP_NAME: 'again' });
+  await give(['mcp-again', 'echo'], ['mcp-again', 'get-sum']);
+  t.is(await call({ name: 'echo', arguments: { message: 'before' } }), 'results: Echo: before');
+  await setupMcpRevoke(host, { FAE_MCP_NAME: 'again', FAE_MCP_TOOL: 'get-sum' });
+  await daemon.restart();
+  t.is(await call({ name: 'echo', arguments: { message: 'after' } }), 'results: Echo: after');
+  t.true(bridgeLogs.some(line => line.startsWith('[mcp again] mcp-reconnected')), bridgeLogs.join('\n'));
+  // Revoked before the restart, it is no longer even offered: its schema is refused.
+  t.regex(await call({ name: 'get-sum', arguments: { a: 1, b: 2 } }), /Unknown tool \\?"get-sum\\?"/);
+  t.false(llm.requests.at(-1)?.toolNames.includes('get-sum'));
+});

@@ -41,12 +41,24 @@ const describeBlock = (block: unknown): string => {
   }
 };
 
-const sameJson = (text: string, value: unknown) => {
-  try {
-    return JSON.stringify(JSON.parse(text)) === JSON.stringify(value);
-  } catch {
-    return false;
-  }
+/**
+ * Whether the text blocks already say what the structured content holds:
+ * its JSON is one of them, or it only wraps texts they show (a server
+ * answering `{ "content": "<the text>" }` beside the text itself).
+ */
+const alreadySaid = (texts: readonly string[], value: unknown) => {
+  const json = JSON.stringify(value);
+  const parsesTo = (text: string) => {
+    try {
+      return JSON.stringify(JSON.parse(text)) === json;
+    } catch {
+      return false;
+    }
+  };
+  if (texts.some(parsesTo)) return true;
+  if (!isRecord(value)) return false;
+  const values = Object.values(value);
+  return values.length > 0 && values.every(item => typeof item === 'string' && texts.includes(item));
 };
 
 /** The result as text for the model; throws the server's words when it is an error. */
@@ -57,7 +69,7 @@ export const resultText = (toolName: string, result: unknown): string => {
   const { structuredContent } = result;
   if (structuredContent !== undefined) {
     const texts = blocks.filter(block => isRecord(block) && block.type === 'text').map(block => String((block as { text: unknown }).text));
-    if (!texts.some(text => sameJson(text, structuredContent))) {
+    if (!alreadySaid(texts, structuredContent)) {
       parts.push(`structured content: ${JSON.stringify(structuredContent)}`);
     }
   }
