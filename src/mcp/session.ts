@@ -9,7 +9,7 @@ import { q } from '@endo/errors';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import { ErrorCode, McpError, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from '../logging/log.js';
 import { describeServer, type ServerConfig } from './server-config.js';
 
@@ -141,12 +141,22 @@ export const makeSession = ({ config, logger, learnSecret, redact, hooks }: Sess
   };
 
   /** Runs `use` on a connection, telling what went wrong in words the model and host can act on. */
-  const withClient = async <T>(what: string, use: (client: Client) => Promise<T>): Promise<T> => {
+  const withClient = async <T>(what: string, use: (client: Client) => Promise<T>, signal?: AbortSignal): Promise<T> => {
     const client = await provide();
     try {
       return await use(client);
     } catch (error) {
-      throw Error(redact(`${what}: ${messageOf(error)}`));
+      // The server answered (an error, a timeout), or the caller gave up:
+      // the connection is fine.
+      const answered = error instanceof McpError && error.code !== ErrorCode.ConnectionClosed;
+      if (answered || signal?.aborted) throw Error(redact(`${what}: ${messageOf(error)}`));
+      // The connection failed under the call: the next use makes a new one.
+      if (current === client) {
+        connecting = undefined;
+        current = undefined;
+        client.close().catch(() => {});
+      }
+      throw Error(redact(`${what}: the MCP server ${q(config.name)} (${server}) cannot be reached: ${messageOf(error)}. The host can check that it runs; the next call connects again`));
     }
   };
 
@@ -167,6 +177,7 @@ export const makeSession = ({ config, logger, learnSecret, redact, hooks }: Sess
     callTool: (name, args, { signal, timeoutMs }) =>
       withClient(name, client =>
         client.callTool({ name, arguments: { ...args } }, undefined, { signal, timeout: timeoutMs, resetTimeoutOnProgress: false }),
+        signal,
       ),
     close: async () => {
       const client = current;
