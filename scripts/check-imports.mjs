@@ -16,7 +16,8 @@ const LAYERS = [
   // Small helpers; the event log and redaction; what tool caplets are built
   // from (also by outside authors, so it imports nothing of fae's).
   ['src/*', 'src/logging', 'src/tool-kit'],
-  ['providers'], // the chat contract and its three adapters
+  // the chat contract and its three adapters; the MCP bridge (tool-kit based caplets)
+  ['providers', 'src/mcp'],
   ['src/daemon'], // how fae talks to the Endo daemon
   ['src/usage', 'src/conversations'], // what model calls cost; the conversations
   ['src/toolbox'], // what the model can call
