@@ -13,6 +13,7 @@ import { dialect, fromSelf, messageText, type MessageRecord } from './support/da
 import { makeShippedTool, makeToolCaplet } from './support/tool-caplets.js';
 import { makeCorrespondent } from './support/correspondent.js';
 import { until } from './support/until.js';
+import { UNKNOWN_FORM_TEXT } from '../src/agent/host/host-forms.js';
 import { answerApproval, callThenSay, isApprovalRequest, makeApprovalReader, makeRecordingTool } from './support/approvals.js';
 
 const WAIT_MS = 30_000;
@@ -177,6 +178,25 @@ test('no answer in time is a denial; an answer after that runs nothing, and the 
   t.regex(await world.nextText(), /^Your answer to "Approval needed: call touch .*" came after I had stopped waiting \(I had waited 500 ms\); nothing was run\./);
   t.deepEqual(world.runs, []);
   t.true(world.logs.some(l => /decision=denied by=timeout/.test(l)));
+});
+
+test('a form answered again after a restart is no message for the model: the host hears it changes nothing', async t => {
+  if (dialect === 'feb') {
+    t.pass('February has no forms');
+    return;
+  }
+  const world = await startWithTouch(t);
+  await world.say('Please touch x');
+  const request = await world.nextRequest();
+  await answerApproval(world.host, request, 'approve');
+  t.is(await world.nextText(), 'tool said: touched x');
+  const asked = world.llm.requests.length;
+  await world.daemon.restart();
+  await E(await E(world.host).lookup('controller-for-fae')).whenStarted();
+  await answerApproval(world.host, request, 'deny');
+  t.is(await world.nextText(), UNKNOWN_FORM_TEXT);
+  t.is(world.llm.requests.length, asked, 'the model was not asked about it');
+  t.deepEqual(world.runs, ['x']);
 });
 
 test('only the waiting turn waits: another correspondent is answered meanwhile, and the waiting one is told once', async t => {

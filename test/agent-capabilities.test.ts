@@ -255,3 +255,48 @@ test('"always" grants one method of that capability: the next call of it runs un
   const again = await next();
   t.regex(again.request?.text ?? '', /^Approval needed: call `counter\.get` for you\?/);
 });
+
+test('a method with a rest guard takes its further arguments as one list, checked whole', async t => {
+  const world = await startWithCounter(
+    t,
+    [
+      {
+        toolCalls: [
+          { name: 'joiner__join', arguments: { arg1: '-', rest: ['a', 'b', 'c'] } },
+          { name: 'joiner__join', arguments: { arg1: '+' } },
+          { name: 'joiner__join', arguments: { arg1: '-', rest: ['a', 7] } },
+        ],
+      },
+    ],
+    {
+      env: { FAE_APPROVE: 'readonly:joiner' },
+      mailed: ['joiner'],
+      extra: {
+        prepare: async (_host, daemon) => {
+          await makeToolCaplet(daemon, 'joiner', () =>
+            makeExo('Joiner', M.interface('Joiner', { join: M.call(M.string()).rest(M.arrayOf(M.string())).returns(M.string()) }), {
+              join: (separator: string, ...parts: string[]) => parts.join(separator),
+            }),
+          );
+        },
+      },
+    },
+  );
+  await world.ask('join');
+  const join = world.request(0).tools.find(tool => tool.function.name === 'joiner__join');
+  t.deepEqual(join?.function.parameters.properties, {
+    arg1: { type: 'string' },
+    rest: { type: 'array', items: { type: 'string' }, description: 'The further arguments, as one list, in order.' },
+  });
+  const [joined, none, refused] = lastToolResults(world.request(1));
+  t.is(joined, 'a-b-c');
+  t.is(none, '');
+  t.true(refused.includes('rest is [\\"a\\",7], which the method refuses'), refused);
+});
+
+test('a call its guard would refuse is refused before the host is asked', async t => {
+  const world = await startWithCounter(t, [{ toolCalls: [{ name: 'counter__increment', arguments: { arg1: 'many' } }] }], {
+    env: { FAE_APPROVE: 'default' },
+  });
+  t.regex(await world.ask('add many'), /arg1 must be a big integer/);
+});

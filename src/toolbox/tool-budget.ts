@@ -1,7 +1,8 @@
 // A small prompt however many tools (issue 38). Every tool definition
 // travels with every request; past a budget of definition tokens
 // (FAE_TOOL_TOKENS), fae offers the built-ins and, of the tools from
-// tools/, those that fit in order, and puts the rest in a catalogue the
+// tools/, those that fit in order (FaeTools before the methods of other
+// capabilities), and puts the rest in a catalogue the
 // model reaches within the same turn: findTools answers their definitions
 // (as a tool result, at the end of the prompt) and callTool calls one by
 // name. The offered list changes only when the tools do, so a provider's
@@ -110,7 +111,10 @@ export const withinToolBudget = (tools: DiscoveredTools, budgetTokens: number): 
   let byBudget = budgeted.get(tools);
   const known = byBudget?.get(budgetTokens);
   if (known !== undefined) return known;
-  const fromDirectory = tools.schemas.filter(schema => tools.origins.has(schema.function.name));
+  // Tools made for fae first (few, small, and given on purpose), then the methods of other capabilities.
+  const isMethod = (schema: ToolSchema) => tools.origins.get(schema.function.name)?.method !== undefined;
+  const fromTools = tools.schemas.filter(schema => tools.origins.has(schema.function.name));
+  const fromDirectory = [...fromTools.filter(schema => !isMethod(schema)), ...fromTools.filter(isMethod)];
   const builtIns = tools.schemas.filter(schema => !tools.origins.has(schema.function.name));
   // The catalogue's own two definitions count against the budget too.
   let room = budgetTokens - estimateSchemas(harden([...builtIns, makeFindTools(fromDirectory).schema, CALL.schema]));

@@ -244,7 +244,7 @@ export const approvalText = (call: ApprovalCall, { waitText, answering }: { wait
       ? 'a built-in tool'
       : call.method === undefined
         ? `tools/${call.petName}`
-        : `the method ${call.method} of the capability tools/${call.petName}, which is not a tool made for fae: its arguments are as it takes them`;
+        : `the method ${call.method} of the capability tools/${call.petName}, called as it is, with no tool made for fae around it`;
   return [
     approvalTitle(call),
     '',

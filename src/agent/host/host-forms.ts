@@ -107,6 +107,10 @@ interface Uncopied {
 /** How long the next form waits for the copy of the one before. */
 const COPY_WAIT_MS = 5_000;
 
+/** Said of an answer to a form fae no longer knows. */
+export const UNKNOWN_FORM_TEXT =
+  'That answer is to a form of mine that no longer waits (answered already before I was restarted, or no longer mine to take); it changes nothing, and nothing was run.';
+
 export const makeHostForms = ({
   powers,
   daemon,
@@ -217,8 +221,18 @@ export const makeHostForms = ({
     take: message => {
       if (message.type !== 'value' || message.replyTo === undefined) return false;
       const form = sent.get(message.replyTo);
-      if (form === undefined) return false;
       hiddenNumbers.set(message.number, true);
+      if (form === undefined) {
+        // An answer to a form fae no longer knows: answered before it was restarted (its copy went
+        // then), or another fae's. No one's message for the model; the host hears it changes nothing.
+        logger.event('form-answer-unknown', { message: message.number });
+        const told = daemon.isFromHost(message) ? daemon.send(daemon.names.host, [UNKNOWN_FORM_TEXT]) : Promise.resolve();
+        inBackground(
+          told.finally(() => dismiss(message.number)),
+          error => logger.warn('form-answer-unknown-untold', { message: message.number, error }),
+        );
+        return true;
+      }
       if (!daemon.isFromHost(message)) {
         // Only the host was asked; anyone else's answer is dismissed unread.
         logger.warn('form-answer-not-from-host', { message: message.number });

@@ -6,6 +6,8 @@ import type { DiscoveredTools } from '../../toolbox/discovered-tools.js';
 import type { TurnScope } from '../../toolbox/built-ins/turn-scope.js';
 import { executeTool } from '../../toolbox/tools.js';
 import { namedCall } from '../../toolbox/tool-budget.js';
+import { argumentCheckOf } from '../../toolbox/built-ins/built-in-tool.js';
+import { OUTSIDE_TURNS } from '../../toolbox/built-ins/turn-scope.js';
 import { extractToolCallsFromContent, stripThinkBlocks } from '../../toolbox/extract-tool-calls.js';
 import type { MakeCallId } from '../../toolbox/extract-tool-calls.js';
 import { parseToolArguments } from '../../toolbox/tool-arguments.js';
@@ -226,6 +228,16 @@ const runNamedCall = async (
   { limits, logger, messageNumber, onToolCall, approve, scope }: TurnDependencies,
   signal: AbortSignal,
 ): Promise<CallOutcome> => {
+  // Arguments the call would refuse are refused before the host is asked to approve it.
+  const check = argumentCheckOf(tools.toolMap.get(name));
+  if (check !== undefined && approve !== undefined) {
+    try {
+      await check(args, scope ?? OUTSIDE_TURNS);
+    } catch (error) {
+      logger.warn('tool-failed', { tool: name, message: messageNumber, error: rejectionText(error) });
+      return { stored, result: resultMessage(rejectionResult(error)) };
+    }
+  }
   const approval = approve === undefined ? undefined : await approve(name, args, tools, signal);
   if (approval !== undefined && !approval.run) {
     logger.event('tool-not-run', { tool: name, message: messageNumber });

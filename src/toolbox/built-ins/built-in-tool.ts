@@ -22,6 +22,8 @@ export interface BuiltInSpec {
   readonly required: readonly string[];
   /** Runs a call, with the scope of the turn that makes it (turn-scope.ts). */
   readonly execute: (args: Args, scope: TurnScope) => Promise<unknown>;
+  /** Rejects arguments the call would refuse, before anyone is asked to approve it (argumentCheckOf). */
+  readonly check?: (args: Args, scope: TurnScope) => Promise<void>;
 }
 
 /** The view of fae's powers a turn's built-ins work on: made for its principal (sealed-powers.ts). */
@@ -71,6 +73,15 @@ export const ownExecuteOf = (tool: unknown) =>
   typeof tool === 'object' && tool !== null ? ownExecutes.get(tool) : undefined;
 harden(ownExecuteOf);
 
+/** A check of a call's arguments, made before its approval is asked for. */
+export type ArgumentCheck = (args: Args, scope: TurnScope) => Promise<void>;
+const argumentChecks = new WeakMap<object, ArgumentCheck>();
+
+/** The check of a tool's arguments before its approval (a built-in's, or a capability method's); undefined for any other. */
+export const argumentCheckOf = (tool: unknown) =>
+  typeof tool === 'object' && tool !== null ? argumentChecks.get(tool) : undefined;
+harden(argumentCheckOf);
+
 /** A built-in tool as [name, tool], ready for the map of built-ins. */
 export const defineBuiltIn = ({
   name,
@@ -78,10 +89,11 @@ export const defineBuiltIn = ({
   parameters,
   required,
   execute,
+  check,
 }: BuiltInSpec): readonly [string, FaeTool] => {
   const schema = builtInSchema(name, description, parameters, required);
   const accepted = Object.keys(parameters);
-  const run = async (args: Args, scope: TurnScope = OUTSIDE_TURNS) => {
+  const checkNames = (args: Args) => {
     const unknown = Object.keys(args).find(key => !accepted.includes(key));
     if (unknown !== undefined) {
       const choices =
@@ -90,6 +102,9 @@ export const defineBuiltIn = ({
           : 'it takes no arguments';
       throw Error(`unknown argument ${q(unknown)}; ${choices}`);
     }
+  };
+  const run = async (args: Args, scope: TurnScope = OUTSIDE_TURNS) => {
+    checkNames(args);
     return harden(await execute(args, scope));
   };
   const tool = makeExo(`${name}BuiltIn`, FaeToolInterface, {
@@ -97,6 +112,10 @@ export const defineBuiltIn = ({
     // Reached through E() (never by fae, which goes round the guard): outside any turn.
     execute: (args: Args) => run(args),
     help: () => description,
+  });
+  argumentChecks.set(tool, async (args, scope) => {
+    checkNames(args);
+    await check?.(args, scope);
   });
   return harden([name, withOwnExecute(tool, run)]);
 };

@@ -57,7 +57,8 @@ const parametersOf = ({ guard }: MethodPlan): { parameters: Record<string, JsonS
   }
   const positional = [...guard.required, ...guard.optional];
   const parameters: Record<string, JsonSchema> = Object.fromEntries(positional.map((pattern, i) => [argName(i), patternSchema(pattern)]));
-  if (guard.rest !== undefined) parameters.rest = { type: 'array', items: patternSchema(guard.rest), description: 'Any further arguments, in order.' };
+  // A rest guard's pattern is for the list of the further arguments, whole.
+  if (guard.rest !== undefined) parameters.rest = { ...patternSchema(guard.rest), description: 'The further arguments, as one list, in order.' };
   return { parameters, required: guard.required.map((_, i) => argName(i)) };
 };
 
@@ -71,24 +72,24 @@ const positionalArguments = async ({ guard }: MethodPlan, args: Readonly<Record<
   const patterns = [...guard.required, ...guard.optional];
   const missing = guard.required.map((_, i) => argName(i)).filter(name => !(name in args));
   if (missing.length > 0) throw Error(`missing ${missing.map(name => q(name)).join(', ')}`);
-  // Optional arguments are passed up to the last one given; one left out before it is undefined.
-  const last = patterns.reduce((end: number, _, i) => (argName(i) in args ? i + 1 : end), 0);
   const rest = args.rest ?? [];
-  if (!Array.isArray(rest)) throw Error(`"rest" must be a list, not ${q(rest)}`);
-  const decoded = await Promise.all([
-    ...patterns.slice(0, last).map((pattern, i) => decodeArgument(args[argName(i)], pattern, argName(i), lookUp)),
-    ...rest.map((item, i) => decodeArgument(item, guard.rest, `rest[${i}]`, lookUp)),
+  if (!Array.isArray(rest)) throw Error(`"rest" must be the list of the further arguments, not ${q(rest)}`);
+  // Optional arguments are passed up to the last one given (all of them before further ones); one left out before it is undefined.
+  const last = rest.length > 0 ? patterns.length : patterns.reduce((end: number, _, i) => (argName(i) in args ? i + 1 : end), 0);
+  const [positional, further] = await Promise.all([
+    Promise.all(patterns.slice(0, last).map((pattern, i) => decodeArgument(args[argName(i)], pattern, argName(i), lookUp))),
+    guard.rest === undefined ? [] : decodeArgument(rest, guard.rest, 'rest', lookUp),
   ]);
   // The guard judges again at the call; here, its refusal names the argument and shows the value.
-  decoded.forEach((value, i) => {
-    const pattern = i < patterns.length ? patterns[i] : guard.rest;
-    const where = i < patterns.length ? argName(i) : `rest[${i - patterns.length}]`;
+  const judged: (readonly [string, unknown, unknown])[] = positional.map((value, i) => [argName(i), value, patterns[i]] as const);
+  if (guard.rest !== undefined) judged.push(['rest', further, guard.rest]);
+  for (const [where, value, pattern] of judged) {
     if (!matches(harden(value) as never, plainPattern(pattern) as never)) {
       // Written out here: a guard's own refusal hides the values it names.
       throw Error(`${where} is ${resultAsText(value)}, which the method refuses: it must be ${JSON.stringify(patternSchema(pattern))}`);
     }
-  });
-  return decoded;
+  }
+  return [...positional, ...(Array.isArray(further) ? further : [])];
 };
 
 const describeMethod = (petName: string, probed: ProbedCapability, plan: MethodPlan) => {
@@ -118,6 +119,10 @@ export const makeMethodTool = ({ capability, petName, probed, plan, directoryIn,
     description,
     parameters,
     required,
+    // Before the host is asked: a call its own guard would refuse is refused unasked.
+    check: async (args, scope) => {
+      await positionalArguments(plan, args, directoryIn(scope).lookUp);
+    },
     execute: async (args, scope) => {
       const why = gone();
       if (why !== undefined) throw Error(why);
