@@ -106,3 +106,29 @@ test('a forgotten conversation is not brought back by a restart that finds its a
   await E(host).send('fae', ['and now?'], [], []);
   t.is(messageText(await nextFromFae(WAIT_MS)), 'users 1', 'the conversation starts afresh');
 });
+
+test('a generation left empty by a crash (its directory made, its first turn not stored) stands for nothing: the answered turn is kept', async t => {
+  t.timeout(BUSY_TIMEOUT_MS);
+  const faults = makeFaults();
+  const llm = makeScriptedProvider([{ text: 'first answer' }, countUsers]);
+  const { host, nextFromFae, daemon, logs } = await startFaeInDaemon({
+    provider: llm.provider,
+    env: { FAE_EDITABLE_TURNS: '0' },
+    wrapPowers: powers => faultyPowers(powers, faults),
+  });
+  t.teardown(() => daemon.stop());
+  await nextFromFae(WAIT_MS);
+  // The conversation's directory is made; its first turn is refused, and so is the dismissal, as
+  // when the daemon restarts just then: the message comes again, with fae's answer beside it.
+  faults.refuse('storeValue', ([, path]) => Array.isArray(path) && path[0] === 'conversations');
+  faults.refuse('dismiss');
+  await E(host).send('fae', ['remember this'], [], []);
+  t.is(messageText(await nextFromFae(WAIT_MS)), 'first answer');
+  await waitForLog(logs, ['conversations-store-unavailable'], { timeoutMs: WAIT_MS });
+  await daemon.restart();
+  faults.allow('storeValue');
+  faults.allow('dismiss');
+  await E(host).send('fae', ['and now?'], [], []);
+  t.is(messageText(await nextFromFae(WAIT_MS)), 'users 2', 'the turn was kept from the answer fae gave');
+  t.true(logs.some(line => line.includes('answered-turn-kept')));
+});

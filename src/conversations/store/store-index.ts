@@ -81,7 +81,11 @@ export const makeStoreIndex = () => {
     addGeneration: (key: string, generation: number) => setGenerations(key, [...generationsOf(key), generation]),
     /** Generation `generation` of `key` is removed from the store. */
     removeGeneration: (key: string, generation: number) => {
-      if (stored.has(key)) setGenerations(key, generationsOf(key).filter(g => g !== generation));
+      if (!stored.has(key)) return;
+      const left = generationsOf(key).filter(g => g !== generation);
+      // None left: nothing of `key` is stored.
+      if (left.length === 0) stored.delete(key);
+      else setGenerations(key, left);
     },
     /** The generation new turns of `key` go to, if known. */
     liveOf: (key: string) => stored.get(key)?.live,

@@ -317,6 +317,12 @@ export const makeConversationStore = (
       // Sequential on purpose: an older generation is read only if the newer is unusable.
       // eslint-disable-next-line no-await-in-loop
       const read = await readGeneration(powers, key, generation, known);
+      if (read.usable.length === 0 && read.strangers.length === 0) {
+        // An empty generation: a crash came between making its directory and storing its first
+        // turn. Nothing was stored in it, so it stands for nothing (the next turn makes it anew).
+        index.removeGeneration(key, generation);
+        continue;
+      }
       try {
         const { records, chunk } = checkGeneration(key, read, correspondent, thread);
         if (records.length > 0) {
