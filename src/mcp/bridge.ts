@@ -18,6 +18,12 @@ import type { Session, SessionHooks } from './session.js';
 import type { BridgeState, StateKeeper } from './bridge-state.js';
 import { describeServer, type ServerConfig } from './server-config.js';
 
+/** A JSON.stringify replacer writing every object's keys in order. */
+const sortedKeys = (_key: string, value: unknown) =>
+  value !== null && typeof value === 'object' && !Array.isArray(value)
+    ? Object.fromEntries(Object.entries(value).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+    : value;
+
 export const McpBridgeInterface = M.interface('McpBridge', {
   help: M.call().returns(M.string()),
   tools: M.call().returns(M.promise()),
@@ -59,14 +65,22 @@ export const makeMcpBridge = ({ config, logger, keeper, openSession }: BridgeOpt
   };
   const save = () => keeper.save(state).catch(error => logger.warn('mcp-state-not-saved', { server: config.name, error }));
 
+  /**
+   * The same tools, whatever the order of their keys: a list read back from
+   * the daemon's store comes with its keys sorted, and is no change.
+   */
+  const sameJson = (a: unknown, b: unknown) => JSON.stringify(a, sortedKeys) === JSON.stringify(b, sortedKeys);
+
   const onToolsChanged = (tools: readonly Tool[]) => {
     const before = catalog;
     setTools(tools);
     const added = tools.filter(tool => !before.has(tool.name)).map(tool => tool.name);
     const removed = [...before.keys()].filter(name => !catalog.has(name));
     const changed = tools
-      .filter(tool => before.has(tool.name) && JSON.stringify(before.get(tool.name)?.tool) !== JSON.stringify(tool))
+      .filter(tool => before.has(tool.name) && !sameJson(before.get(tool.name)?.tool, tool))
       .map(tool => tool.name);
+    // The same tools, in another order or read back from the store: nothing to say or save.
+    if (added.length + removed.length + changed.length === 0) return;
     logger.event('mcp-tools-changed', { server: config.name, added: added.join(','), removed: removed.join(','), changed: changed.join(',') });
     save().catch(() => {});
   };
@@ -87,7 +101,7 @@ export const makeMcpBridge = ({ config, logger, keeper, openSession }: BridgeOpt
     serverCaretaker().use();
     const before = state.tools;
     const tools = await session.listTools();
-    if (JSON.stringify(before) !== JSON.stringify(tools)) {
+    if (!sameJson(before, tools)) {
       if (before === undefined) {
         setTools(tools);
         save().catch(() => {});
@@ -98,7 +112,10 @@ export const makeMcpBridge = ({ config, logger, keeper, openSession }: BridgeOpt
   const revokedReason = (key: string) =>
     key === SERVER_KEY
       ? `The host revoked the MCP server ${server}; its tools can no longer be called`
-      : `The host revoked this tool (${key.replace(/^tool:|^copy:/, '')}); it can no longer be called`;
+      : key.startsWith('copy:')
+        ? `The host revoked this tool (${key.slice('copy:'.length)}); it can no longer be called`
+        : // Also what a copy of it says: the tool it stands on is gone, under the server's own name for it.
+          `The host revoked the tool ${key.slice('tool:'.length)} of the MCP server ${server} (this tool, or the one it is a copy of); it can no longer be called`;
 
   /** The caretaker for `key`, made once, revoked at once if the host revoked it before. */
   const caretakerFor = <T>(key: string, reach: () => T): Caretaker<T> => {
