@@ -139,6 +139,17 @@ test('an attenuated copy refuses outside its folder; revoking cuts off a copy, a
   for (const outside of [path.join(root, 'private', 'diary.txt'), `${path.join(root, 'notes')}/../private/diary.txt`, `${root}/notes-x/a`]) {
     t.regex(await call({ name: 'read-notes', arguments: { path: outside } }), /must be a path under .*nothing was sent to the server/, outside);
   }
+  // A bounded copy of a tool that asks first refuses out of bounds before the host is asked (its check).
+  await setupMcpAttenuate(host, {
+    FAE_MCP_NAME: 'files',
+    FAE_MCP_TOOL: 'write-file',
+    FAE_MCP_COPY: 'write-notes',
+    FAE_MCP_BOUNDS: JSON.stringify({ under: { path: path.join(root, 'notes') } }),
+  });
+  await give(['mcp-files', 'write-notes']);
+  const diary = path.join(root, 'private', 'diary.txt');
+  t.regex(await call({ name: 'write-notes', arguments: { path: diary, content: 'x' } }), /^results: .*must be a path under .*nothing was sent to the server/);
+  t.is(fs.readFileSync(diary, 'utf8'), 'dear diary');
   await setupMcpRevoke(host, { FAE_MCP_NAME: 'files', FAE_MCP_TOOL: 'read-notes' });
   t.regex(await call({ name: 'read-notes', arguments: { path: inside } }), /results: .*The host revoked this tool \(read-notes\)/);
   t.is(await call({ name: 'read_text_file', arguments: { path: inside } }), 'results: buy milk');

@@ -6,7 +6,7 @@
 // the server with notifications/cancelled.
 import { makeExo } from '@endo/exo';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
-import { CancellableFaeToolInterface } from '../tool-kit/fae-tool-interface.js';
+import { CheckingFaeToolInterface } from '../tool-kit/fae-tool-interface.js';
 import type { Caretaker } from './caretaker.js';
 import { applyBounds, boundedInputSchema, describeBounds, type Bounds } from './bounds.js';
 import { objectSchema, offeredSchema } from './offered-schema.js';
@@ -44,20 +44,25 @@ export const makeToolCapability = (caretaker: Caretaker<ToolTarget>, copy?: Copy
       parameters: boundedInputSchema(copy.bounds, objectSchema(tool.inputSchema)),
     });
   };
-  return makeExo(exoName(copy?.petName ?? 'tool'), CancellableFaeToolInterface, {
+  /** What the server is sent for `args`: within the copy's bounds; throws when the tool is revoked or they are out of bounds. */
+  const boundedArgs = (args: Record<string, unknown>) => {
+    const target = caretaker.use();
+    const name = copy?.petName ?? target.current().naming.schemaName;
+    if (copy === undefined) return { target, name, sent: args };
+    try {
+      return { target, name, sent: applyBounds(copy.bounds, args) };
+    } catch (error) {
+      throw Error(`${name}: ${(error as Error).message}; nothing was sent to the server`);
+    }
+  };
+  return makeExo(exoName(copy?.petName ?? 'tool'), CheckingFaeToolInterface, {
     schema: () => schema() as unknown as Record<string, unknown>,
+    // Before fae asks its host: a revoked tool, or arguments out of bounds, are refused unasked.
+    check: async (args: Record<string, unknown>) => {
+      boundedArgs(args);
+    },
     execute: async (args: Record<string, unknown>, callId?: string) => {
-      const target = caretaker.use();
-      const { naming } = target.current();
-      const name = copy?.petName ?? naming.schemaName;
-      let sent: Record<string, unknown> = args;
-      if (copy !== undefined) {
-        try {
-          sent = applyBounds(copy.bounds, args);
-        } catch (error) {
-          throw Error(`${name}: ${(error as Error).message}; nothing was sent to the server`);
-        }
-      }
+      const { target, name, sent } = boundedArgs(args);
       // Never hardened: a frozen controller could not abort.
       const controller = new AbortController();
       if (callId !== undefined) running.set(callId, controller);

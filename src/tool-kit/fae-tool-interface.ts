@@ -24,3 +24,18 @@ export const CancellableFaeToolInterface = M.interface('CancellableFaeTool', {
   help: M.call().returns(M.string()),
 });
 harden(CancellableFaeToolInterface);
+
+/**
+ * A cancellable FaeTool that can also say, without doing anything, whether
+ * it would refuse a call's arguments: fae calls `check(args)` before it asks
+ * its host to approve the call, so the host is never asked about a call that
+ * cannot run (out of its bounds, or revoked). It rejects with the reason.
+ */
+export const CheckingFaeToolInterface = M.interface('CheckingFaeTool', {
+  schema: M.call().returns(M.record()),
+  execute: M.call(M.record()).optional(M.string()).returns(M.promise()),
+  check: M.call(M.record()).returns(M.promise()),
+  cancel: M.call(M.string()).returns(M.undefined()),
+  help: M.call().returns(M.string()),
+});
+harden(CheckingFaeToolInterface);

@@ -77,7 +77,14 @@ harden(ownExecuteOf);
 export type ArgumentCheck = (args: Args, scope: TurnScope) => Promise<void>;
 const argumentChecks = new WeakMap<object, ArgumentCheck>();
 
-/** The check of a tool's arguments before its approval (a built-in's, or a capability method's); undefined for any other. */
+/** Notes `check` as what fae asks of `tool`'s arguments before its approval; returns the tool. */
+export const withArgumentCheck = <T extends object>(tool: T, check: ArgumentCheck): T => {
+  argumentChecks.set(tool, check);
+  return tool;
+};
+harden(withArgumentCheck);
+
+/** The check of a tool's arguments before its approval (a built-in's, a capability method's, a checking FaeTool's); undefined for any other. */
 export const argumentCheckOf = (tool: unknown) =>
   typeof tool === 'object' && tool !== null ? argumentChecks.get(tool) : undefined;
 harden(argumentCheckOf);

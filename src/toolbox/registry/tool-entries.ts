@@ -13,10 +13,11 @@ import { TOOLS_DIRECTORY, type DiscoveredTools, type FaeTool } from '../discover
 import { offerTools, type BuiltInTool, type ToolCandidate, type ToolReports } from './offered-tools.js';
 import { askMethodsAndGuard, probeCapability, type ProbedCapability } from '../capabilities/capability-probe.js';
 import { makeMethodTool, type DirectoryIn } from '../capabilities/method-tool.js';
+import { withArgumentCheck } from '../built-ins/built-in-tool.js';
 
 /** One read, done once per (pet name, formula id): a FaeTool's schema, or what any other capability offers. */
 export type ToolRead =
-  | { readonly ok: true; readonly schema: ToolSchema; readonly needsApproval: boolean }
+  | { readonly ok: true; readonly schema: ToolSchema; readonly needsApproval: boolean; readonly checks?: boolean }
   | { readonly ok: true; readonly capability: ProbedCapability }
   | { readonly ok: false; readonly key: string; readonly fields: Record<string, unknown> };
 
@@ -63,7 +64,9 @@ export const readTool = async (tool: Promise<unknown>, petName: string, timeoutM
   try {
     const first = await askMethodsAndGuard(await tool, timeoutMs);
     if (first.names === undefined || (first.names.includes('schema') && first.names.includes('execute'))) {
-      return await readSchema(tool as Promise<FaeToolMethods>, petName, label, timeoutMs);
+      const read = await readSchema(tool as Promise<FaeToolMethods>, petName, label, timeoutMs);
+      // A FaeTool that can check a call's arguments is asked to before its host is (CheckingFaeToolInterface).
+      return read.ok && 'schema' in read && first.names?.includes('check') ? harden({ ...read, checks: true }) : read;
     }
     return harden({ ok: true as const, capability: await probeCapability(await tool, timeoutMs, first) });
   } catch (error) {
@@ -106,6 +109,18 @@ export const readBuiltIns = async (builtIns: ReadonlyMap<string, FaeTool>) =>
  * It passes a call id and cancel on to a tool that offers cancellation.
  */
 const guardTool = (
+  entry: ToolEntry,
+  name: string,
+  isCurrent: (entry: ToolEntry) => 'current' | 'removed' | 'replaced',
+  checks = false,
+): FaeTool => {
+  const tool = registeredTool(entry, name, isCurrent);
+  // `any`: a checking FaeTool's `check`, which FaeToolMethods does not list.
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  return checks ? withArgumentCheck(tool, async args => E(entry.tool as any).check(args)) : tool;
+};
+
+const registeredTool = (
   entry: ToolEntry,
   name: string,
   isCurrent: (entry: ToolEntry) => 'current' | 'removed' | 'replaced',
@@ -202,7 +217,7 @@ export const assembleTools = async (
       schema: read.schema,
       needsApproval: read.needsApproval,
       ...(entry.id === '' ? {} : { id: entry.id }),
-      toolFor: name => guardTool(entry, name, isCurrent),
+      toolFor: name => guardTool(entry, name, isCurrent, read.checks === true),
     });
   });
   return offerTools(builtIns, candidates, reports);
