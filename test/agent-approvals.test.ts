@@ -180,16 +180,22 @@ test('no answer in time is a denial; an answer after that runs nothing, and the 
   t.true(world.logs.some(l => /decision=denied by=timeout/.test(l)));
 });
 
-test('a form answered again after a restart is no message for the model: the host hears it changes nothing', async t => {
-  if (dialect === 'feb') {
-    t.pass('February has no forms');
-    return;
-  }
+/** fae with `touch`, whose one call the host has approved with a form (and it ran). */
+const approvedOnce = async (t: ExecutionContext) => {
   const world = await startWithTouch(t);
   await world.say('Please touch x');
   const request = await world.nextRequest();
   await answerApproval(world.host, request, 'approve');
   t.is(await world.nextText(), 'tool said: touched x');
+  return { world, request };
+};
+
+test('a form answered again after a restart is no message for the model: the host hears it changes nothing', async t => {
+  if (dialect === 'feb') {
+    t.pass('February has no forms');
+    return;
+  }
+  const { world, request } = await approvedOnce(t);
   const asked = world.llm.requests.length;
   await world.daemon.restart();
   await E(await E(world.host).lookup('controller-for-fae')).whenStarted();
@@ -421,11 +427,7 @@ test('a form answered again is told so truthfully: the second answer changes not
     t.pass('February has no forms: a request is settled once');
     return;
   }
-  const world = await startWithTouch(t);
-  await world.say('Please touch x');
-  const request = await world.nextRequest();
-  await answerApproval(world.host, request, 'approve');
-  t.is(await world.nextText(), 'tool said: touched x');
+  const { world, request } = await approvedOnce(t);
   // The Endo Chat UI lets a form be submitted again.
   await answerApproval(world.host, request, 'approve');
   t.regex(await world.nextText(), /^You had answered "Approval needed: call touch \(what: x\) for you\? \(request [0-9a-f]{4}\)" already; this second answer changes nothing\.$/);
