@@ -300,3 +300,14 @@ test('a call its guard would refuse is refused before the host is asked', async 
   });
   t.regex(await world.ask('add many'), /arg1 must be a big integer/);
 });
+
+test('the host reads which argument hands the call a capability fae holds', async t => {
+  const world = await startWithCounter(t, [{ toolCalls: [{ name: 'counter__echo', arguments: { arg1: 'tools/greeter' } }] }], {
+    env: { FAE_APPROVE: 'default' },
+  });
+  await E(world.host).send('fae', ['echo the greeter'], [], []);
+  const reader = makeApprovalReader();
+  let request;
+  while (request === undefined) request = reader.request(await world.nextFromFae(WAIT_MS));
+  t.true(request.text.includes('- arg1: `tools/greeter` (the capability fae holds by this name, handed to the call)'), request.text);
+});

@@ -20,6 +20,8 @@ export interface OfferedOrigin {
   readonly id?: string;
   /** For a capability that is not a FaeTool: the method the tool calls (its schema is fae's, from the guard). */
   readonly method?: string;
+  /** Its arguments given as the pet name of a capability in fae's directory (what the host is shown). */
+  readonly capabilityArgs?: readonly string[];
 }
 
 /**

@@ -27,6 +27,8 @@ export interface ApprovalCall {
   readonly petName?: string;
   /** For a capability that is not a FaeTool: the method called. */
   readonly method?: string;
+  /** The arguments that name a capability in fae's directory, which the call would receive. */
+  readonly capabilityArgs?: readonly string[];
   readonly args: Readonly<Record<string, unknown>>;
   /** Whoever asked, as fae names them (a pet name, or "an unnamed sender"). */
   readonly asker: string;
@@ -82,10 +84,12 @@ const replacementDiff = (path: string, before: string, after: string) => {
 const isInline = (text: string, most = 200) => !/[\n`]/.test(text) && text.length <= most;
 
 /** Each argument: short ones as an item of a list, in code; long or multi-line ones as a block. */
-const eachArgument = (args: Readonly<Record<string, unknown>>) =>
+const eachArgument = (args: Readonly<Record<string, unknown>>, capabilityArgs: readonly string[] = []) =>
   Object.entries(args).map(([name, value]) => {
     const text = asText(value);
-    return isInline(text) ? `- ${name}: \`${showingEverything(text)}\`` : `${name}:\n${block(text)}`;
+    // The call would receive what that name holds in fae's directory, not the text.
+    const given = capabilityArgs.includes(name) ? ' (the capability fae holds by this name, handed to the call)' : '';
+    return isInline(text) ? `- ${name}: \`${showingEverything(text)}\`${given}` : `${name}${given}:\n${block(text)}`;
   });
 
 const without = (args: Readonly<Record<string, unknown>>, ...names: string[]) =>
@@ -115,7 +119,7 @@ const codeLines = (source: string, endowments: unknown) => {
 };
 
 /** The arguments as the host reads them, by what the tool is (its schema name). */
-const argumentLines = (name: string, args: Readonly<Record<string, unknown>>): string[] => {
+const argumentLines = (name: string, args: Readonly<Record<string, unknown>>, capabilityArgs?: readonly string[]): string[] => {
   const { command, filePath, contents, oldString, newString, path, source } = args;
   if (name === 'evaluate' && typeof source === 'string') return codeLines(source, args.endowments);
   if (name === 'runCommand' && typeof command === 'string') {
@@ -135,7 +139,7 @@ const argumentLines = (name: string, args: Readonly<Record<string, unknown>>): s
   if (diffs !== undefined && typeof path === 'string') {
     return [`Edit ${showingEverything(path)}, all changes or none (line numbers count from each replaced text, not the file):`, ...diffs];
   }
-  return Object.keys(args).length === 0 ? ['(no arguments)'] : eachArgument(args);
+  return Object.keys(args).length === 0 ? ['(no arguments)'] : eachArgument(args, capabilityArgs);
 };
 
 /** Every text inside the arguments, wherever it sits. */
@@ -254,7 +258,7 @@ export const approvalText = (call: ApprovalCall, { waitText, answering }: { wait
     ...(call.mayHaveRun
       ? ['This very call was approved before I was restarted, and it may have run already. Approve it only if it should run again.', '']
       : []),
-    ...argumentLines(call.ownName ?? call.tool, call.args),
+    ...argumentLines(call.ownName ?? call.tool, call.args, call.capabilityArgs),
     '',
     `I wait ${waitText} for your answer; after that it counts as a denial.`,
     answering,

@@ -185,7 +185,12 @@ export const makeApprovals = (options: ApprovalsOptions) => {
   const audit = auditWith(logger, redact);
 
   /** Asks the host and waits, bounded; what the answer means for the call. */
-  const askHost = async (ask: ApprovalAsk, tool: Grantable, origin: { petName?: string; ownName?: string; method?: string }, mayHaveRun = false) => {
+  const askHost = async (
+    ask: ApprovalAsk,
+    tool: Grantable,
+    origin: { petName?: string; ownName?: string; method?: string; capabilityArgs?: readonly string[] },
+    mayHaveRun = false,
+  ) => {
     const { name, turn } = ask;
     const started = Date.now();
     // The host approves exactly what runs: arguments it cannot be shown whole are refused unasked.
@@ -268,7 +273,7 @@ export const makeApprovals = (options: ApprovalsOptions) => {
     // Approved before a restart, and maybe run: no grant covers it again (approved-calls.ts).
     const again = approvedCalls?.mayHaveRun(turn.messageKey, name, ask.args) ?? false;
     const grant = tool === undefined || again ? undefined : await grants.find(tool, turn.correspondent);
-    const outcome = grant === undefined ? await askHost(ask, tool, { petName: origin?.petName, ownName: origin?.ownName, method: origin?.method }, again) : RUN;
+    const outcome = grant === undefined ? await askHost(ask, tool, { petName: origin?.petName, ownName: origin?.ownName, method: origin?.method, capabilityArgs: origin?.capabilityArgs }, again) : RUN;
     if (grant !== undefined) audit(ask, 'approved', `standing grant #${grant.number}`, started);
     if (outcome.run) await approvedCalls?.willRun(turn.messageKey, name, ask.args);
     return outcome;

@@ -13,7 +13,7 @@ import { builtInSchema, defineBuiltIn } from '../built-ins/built-in-tool.js';
 import type { TurnScope } from '../built-ins/turn-scope.js';
 import { matches } from '@endo/patterns';
 import { resultAsText } from '../result-text.js';
-import { patternSchema, plainPattern } from './pattern-schema.js';
+import { isCapabilityPattern, patternSchema, plainPattern } from './pattern-schema.js';
 import { decodeArgument, type LookUp } from './pattern-arguments.js';
 import { describeResult } from './capability-result.js';
 import type { MethodPlan, ProbedCapability } from './capability-probe.js';
@@ -134,6 +134,7 @@ export const makeMethodTool = ({ capability, petName, probed, plan, directoryIn,
       return describeResult(value, found => directory.keep(found, base));
     },
   });
-  return harden({ name, tool: tool as FaeTool, schema: builtInSchema(name, description, parameters, required) });
+  const capabilityArgs = plan.guard === undefined ? [] : [...plan.guard.required, ...plan.guard.optional].flatMap((pattern, i) => (isCapabilityPattern(pattern) ? [argName(i)] : []));
+  return harden({ name, tool: tool as FaeTool, schema: builtInSchema(name, description, parameters, required), capabilityArgs });
 };
 harden(makeMethodTool);

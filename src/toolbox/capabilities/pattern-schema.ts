@@ -44,6 +44,13 @@ export const plainPattern = (guard: unknown): unknown => {
 };
 harden(plainPattern);
 
+/** Whether an argument of `pattern` is a capability (given by its pet name). */
+export const isCapabilityPattern = (pattern: unknown) => {
+  const node = readPattern(pattern);
+  return node.kind === 'matcher' && (node.tag === 'match:remotable' || (node.tag === 'match:kind' && node.payload === 'remotable'));
+};
+harden(isCapabilityPattern);
+
 /** How a bigint is written: SmallCaps text, or a plain integer. */
 export const BIGINT_TEXT = '^[+-]?[0-9]+$';
 const bigintSchema = (what: string): JsonSchema => ({

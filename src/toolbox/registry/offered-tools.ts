@@ -26,6 +26,8 @@ export interface ToolCandidate {
   readonly id?: string;
   /** For a capability that is not a FaeTool: the method this tool calls. */
   readonly method?: string;
+  /** Its arguments given as the pet name of a capability in fae's directory. */
+  readonly capabilityArgs?: readonly string[];
   /** The tool to call, told the name it is offered under (for its errors). */
   readonly toolFor: (offeredName: string) => FaeTool;
 }
@@ -111,6 +113,7 @@ export const offerTools = (
         needsApproval: candidate.needsApproval,
         ...(candidate.id === undefined ? {} : { id: candidate.id }),
         ...(candidate.method === undefined ? {} : { method: candidate.method }),
+        ...(candidate.capabilityArgs === undefined || candidate.capabilityArgs.length === 0 ? {} : { capabilityArgs: candidate.capabilityArgs }),
       }),
     );
   };

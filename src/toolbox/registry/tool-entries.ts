@@ -162,7 +162,7 @@ const methodCandidates = (
   directoryIn: DirectoryIn,
 ): ToolCandidate[] =>
   probed.methods.map(plan => {
-    const { tool, schema } = makeMethodTool({
+    const { tool, schema, capabilityArgs } = makeMethodTool({
       capability: entry.tool,
       petName: entry.petName,
       probed,
@@ -178,6 +178,7 @@ const methodCandidates = (
       // Consequential unless the host says otherwise (approval-policy.ts: readonly:).
       needsApproval: true,
       method: plan.method,
+      capabilityArgs,
       ...(entry.id === '' ? {} : { id: entry.id }),
       toolFor: () => tool,
     };
