@@ -70,3 +70,34 @@ export const staleReplyText = ({ answered }: { readonly answered: boolean }) =>
     ? '(I was restarted while working on this; my answer is in another reply.)'
     : '(I was restarted while working on this, and it no longer waits for me: nothing more comes here.)';
 harden(staleReplyText);
+
+/**
+ * The replies a restart left unfinished, each taken over by the first turn
+ * of its message since; `ended` gives back the copy of the one a turn took,
+ * once that turn has ended.
+ */
+export const makeLeftReplies = (atStart: Pick<AtStart, 'unfinished'>) => {
+  /** The messages whose unfinished reply a turn took over. */
+  const taken = new Set<string>();
+  /** The copies of those replies, by the number of the message whose turn took one over. */
+  const copies = new Map<bigint, bigint>();
+  return harden({
+    /** The unfinished reply a restart left to `message`, for its first turn since. */
+    take: ({ messageId, number }: Pick<InboxMessage, 'messageId' | 'number'>) => {
+      if (messageId === undefined || taken.has(messageId)) return undefined;
+      const left = atStart.unfinished.get(messageId);
+      if (left !== undefined) {
+        taken.add(messageId);
+        copies.set(number, left.copy);
+      }
+      return left;
+    },
+    /** The turn of message `number` ended: the copy of the reply it took over, if it took one. */
+    ended: (number: bigint) => {
+      const copy = copies.get(number);
+      copies.delete(number);
+      return copy;
+    },
+  });
+};
+harden(makeLeftReplies);

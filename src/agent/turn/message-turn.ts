@@ -19,6 +19,7 @@ import { formatIncomingMessage } from '../../daemon/message-format.js';
 import { ContextOverflowError, troubleOf } from '../../../providers/errors.js';
 import type { TurnProgress } from './progress-reply.js';
 import { makeTurnClosing, type Closing } from './turn-closing.js';
+import { makeLeftReplies } from './answered-at-start.js';
 import { turnCancellation, type TurnEnd, type TurnSignals } from './inbox.js';
 import { noUsage, runTurn, type TurnOutcome, type TurnUsage } from './turn.js';
 import type { TurnState } from './turn-states.js';
@@ -311,20 +312,7 @@ export const makeMessageTurns = (options: MessageTurnOptions) => {
   const { config, logger, states, events } = options;
   const { closingOf, close } = makeTurnClosing(options);
   const makeCallId = makeCallIds();
-  /** The messages whose unfinished reply from before the restart a turn took over (answered-at-start.ts). */
-  const leftTaken = new Set<string>();
-  /** The copies of those replies, by the number of the message whose turn took one over. */
-  const leftCopies = new Map<bigint, bigint>();
-  /** The unfinished reply a restart left to `message`, for its first turn since. */
-  const takeLeft = ({ messageId, number }: InboxMessage) => {
-    if (messageId === undefined || leftTaken.has(messageId)) return undefined;
-    const left = options.atStart.unfinished.get(messageId);
-    if (left !== undefined) {
-      leftTaken.add(messageId);
-      leftCopies.set(number, left.copy);
-    }
-    return left;
-  };
+  const left = makeLeftReplies(options.atStart);
 
   /**
    * Runs the loop for the open turn; the closing, or how the turn ended
@@ -401,7 +389,7 @@ export const makeMessageTurns = (options: MessageTurnOptions) => {
     // An edit of a message answered before: its answer is edited into the new one.
     const earlier = options.editable?.take(number);
     // A reply a restart left unfinished becomes this turn's (no second "Working on it…").
-    const progress = options.progress.start(message, earlier, earlier === undefined ? takeLeft(message) : undefined);
+    const progress = options.progress.start(message, earlier, earlier === undefined ? left.take(message) : undefined);
     // What the message attaches may go back to its sender unasked (given-by.ts).
     options.gives?.note(message, state.correspondent);
     const [sender, allTools] = await Promise.all([options.describeSender(message.from, state.correspondent), options.offered()]);
@@ -456,9 +444,8 @@ export const makeMessageTurns = (options: MessageTurnOptions) => {
     } finally {
       stop.end();
       states.close(state);
-      const left = leftCopies.get(message.number);
-      leftCopies.delete(message.number);
-      if (left !== undefined) options.leftReplyDone?.(left);
+      const copy = left.ended(message.number);
+      if (copy !== undefined) options.leftReplyDone?.(copy);
     }
   };
   return harden({
