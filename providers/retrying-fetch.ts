@@ -35,6 +35,8 @@ export const abortableSleep: Sleep = (ms, signal) =>
       signal?.removeEventListener('abort', onAbort);
       resolve();
     }, ms);
+    // Unref'd: a wait before a retry keeps no process alive that has nothing else to do (a test worker whose caller is gone).
+    timer.unref?.();
     signal?.addEventListener('abort', onAbort, { once: true });
   });
 harden(abortableSleep);
