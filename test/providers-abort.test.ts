@@ -98,8 +98,8 @@ for (const kind of KINDS) {
     server.hold();
     const provider = createProvider(server.env({ LAL_FIRST_TOKEN_MS: '200', LAL_MAX_RETRIES: '0' }));
     await t.throwsAsync(provider.chat(hi, []), { message: /had not begun its answer after 0\.2 s/ });
-    await server.whenAbandoned(1);
-    t.is(server.abandoned.length, 1);
+    // Closed, if it reached the server at all: under load the limit may run out before it is sent.
+    await server.whenChatsClosed();
   });
 
   test(`${kind}: an answer that stops halfway is a stall, and its connection is closed`, async t => {

@@ -143,13 +143,13 @@ for (const kind of KINDS) {
   test(`${kind}: an answer not begun within LAL_FIRST_TOKEN_MS is a stall too, naming that setting`, async t => {
     const { server, provider } = await setup(t, kind, { LAL_FIRST_TOKEN_MS: '200', LAL_MAX_RETRIES: '0' });
     // What the server says of itself is asked first, once: asked now, so that the limit is spent on
-    // the chat request alone, which then surely reaches the server (under load the question alone
-    // could outlast 200 ms, and the request would never be sent to be abandoned).
+    // the chat request alone (under load the question alone could outlast 200 ms).
     await provider.contextWindow?.();
     server.hold();
     const error = await t.throwsAsync(provider.chat(hi, []), { instanceOf: LlmStallError, message: /had not begun its answer after 0\.2 s/ });
     t.regex(error.message, /raise LAL_FIRST_TOKEN_MS/);
-    await server.whenAbandoned(1);
+    // Closed, if it reached the server at all: under load the limit may run out before it is sent.
+    await server.whenChatsClosed();
   });
 
   test(`${kind}: aborting mid-stream closes the connection and rejects with the reason`, async t => {

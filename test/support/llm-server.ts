@@ -54,7 +54,8 @@
  * answer was complete (a request fae gave up on; one given up before it was
  * even all sent is listed there only, with no body), and
  * `server.whenAbandoned(n)` resolves once there are n of them;
- * `server.whenReceived(n)` resolves once n chat requests have arrived.
+ * `server.whenReceived(n)` resolves once n chat requests have arrived;
+ * `server.whenChatsClosed()` once no chat request is open.
  * `server.env(extra)`
  * gives { LAL_HOST, LAL_AUTH_TOKEN: TEST_TOKEN, ...extra } for createProvider.
  * Always `await server.close()` (t.teardown).
@@ -137,6 +138,13 @@ export interface LlmServer {
   whenReceived(count: number): Promise<void>;
   /** Resolves once `count` chat requests have been abandoned in all. */
   whenAbandoned(count: number): Promise<void>;
+  /**
+   * Resolves once no chat request is open: each one the server has begun to
+   * read was answered or closed by its client. For a client whose request
+   * may be closed before it reaches the server at all (a limit shorter than
+   * a loaded machine takes to send it), where whenAbandoned(1) could wait for ever.
+   */
+  whenChatsClosed(): Promise<void>;
   reply(reply: ScriptedReply): LlmServer;
   fail(status: number, messageOrBody?: string | object, headers?: Readonly<Record<string, string>>): LlmServer;
   respond(responder: Responder): LlmServer;
@@ -370,6 +378,10 @@ export const startLlmServer = async (kind: LlmKind, options: LlmServerOptions = 
   const requests: RecordedRequest[] = [];
   const abandoned: RecordedRequest[] = [];
   const received = makeCountWaiters(() => requests.filter(r => r.chat).length);
+  // Chat requests begun and those since closed (answered or given up on).
+  let chatsBegun = 0;
+  let chatsEnded = 0;
+  const endedCount = makeCountWaiters(() => chatsEnded);
   const abandonedCount = makeCountWaiters(() => abandoned.length);
   let fallback: Step | undefined;
   let count = 0;
@@ -419,6 +431,7 @@ export const startLlmServer = async (kind: LlmKind, options: LlmServerOptions = 
     const known: { request?: RecordedRequest } = {};
     let cutByServer = false;
     if (record(req, '', kind).chat) {
+      chatsBegun += 1;
       res.on('close', () => {
         // Closed before the answer was all sent (or even before the
         // request was: then only its method, path and headers are known),
@@ -427,6 +440,8 @@ export const startLlmServer = async (kind: LlmKind, options: LlmServerOptions = 
           abandoned.push(known.request ?? harden(record(req, '', kind)));
           abandonedCount.notify();
         }
+        chatsEnded += 1;
+        endedCount.notify();
       });
     }
     const text = await readBody(req);
@@ -471,6 +486,7 @@ export const startLlmServer = async (kind: LlmKind, options: LlmServerOptions = 
     },
     whenReceived: count => received.when(count),
     whenAbandoned: count => abandonedCount.when(count),
+    whenChatsClosed: () => endedCount.when(chatsBegun),
     reply(reply) {
       queue.push(reply);
       return self;
