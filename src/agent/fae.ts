@@ -56,7 +56,7 @@ import { makeHostForms, type HostForms } from './host/host-forms.js';
 import { makeLlmSettings, type LlmSettings } from './host/llm-settings.js';
 import type { ApprovalChannel } from './authority/approval-channel.js';
 import type { Approvals } from './authority/approvals.js';
-import { makeFaeApprovals, type Gives } from './authority/fae-approvals.js';
+import { makeFaeApprovals, type FaeApprovals, type Gives } from './authority/fae-approvals.js';
 import { REPORTED_ALREADY, inBackground } from '../background.js';
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -459,6 +459,104 @@ const announce = async (
   await bestEffort(logger, 'announce-ready', () => daemon.send(daemon.names.host, [ready]), undefined);
 };
 
+/**
+ * Whose names fae knows, and who gave it what: fae's own top-level names
+ * (watched once, for the registry, as tools/ may be replaced, and for the
+ * sender names kept between messages), the names its model bound (they
+ * name no one: model-names.ts), the givers of what it kept from its mail
+ * (adopted-from.ts), the host's names for its correspondents (/name), and
+ * the senders' names it trusts, kept while its names stay as they are
+ * (sender-names.ts: no daemon call for a sender seen before).
+ */
+const namesOf = (powers: Ref<GuestPowers>, logger: Logger, daemonAdapter: Promise<DaemonAdapter>) => {
+  const ownNames = watchOwnNames(powers, { logger });
+  const modelNames = makeModelNames({ powers, logger });
+  const adoptedFrom = makeAdoptedFrom({ powers, logger });
+  const hostNames = makeHostNames({ powers, logger });
+  const senderNames = makeSenderNames(
+    trustedSenderNames(async from => (await daemonAdapter).senderNames(from), {
+      trusts: modelNames.trusts,
+      isHost: async from => (await daemonAdapter).isFromHost({ from }),
+    }),
+    ownNames,
+  );
+  return { ownNames, modelNames, adoptedFrom, hostNames, senderNames };
+};
+
+/** What status() says: fae's state, its counts, and what its conversations, usage and approvals say of themselves. */
+const statusOf = ({
+  state,
+  tally,
+  provider,
+  conversations,
+  usage,
+  approvals,
+}: {
+  state: () => State;
+  tally: Tally;
+  provider: ProviderSwitch;
+  conversations: Conversations;
+  usage: UsageAccounts;
+  approvals: Pick<FaeApprovals, 'status'>;
+}) => {
+  const startedAt = new Date().toISOString();
+  return () =>
+    harden({
+      state: state(),
+      startedAt,
+      handledMessages: tally.handledMessages,
+      inputTokens: tally.inputTokens,
+      outputTokens: tally.outputTokens,
+      provider: provider.kind,
+      model: provider.model,
+      llm: provider.isSet() ? 'ready' : 'waiting for the host to answer the settings form',
+      lastError: tally.lastError,
+      lastErrorAt: tally.lastErrorAt,
+      ...conversations.status(),
+      usage: usage.status(),
+      approvals: approvals.status(),
+    });
+};
+
+/**
+ * fae's run: prepared, its forms made (told to `formsMade`), approvals and
+ * settings restored, the host told it is ready, then its mail followed
+ * (`running` is told when it starts) until the daemon stops it.
+ */
+const runFae = async (
+  parts: FaeParts,
+  { powers, modelNames, approvals, formsMade, running }: {
+    powers: Ref<GuestPowers>;
+    modelNames: ModelNames;
+    approvals: FaeApprovals;
+    formsMade: (forms: HostForms) => void;
+    running: () => void;
+  },
+) => {
+  const { logger, config, conversations, registry, adoptedFrom, hostNames, settings, dismiss, builtIns, usage, provider } = parts;
+  const daemon = await parts.daemonAdapter;
+  const firstStart = await prepare({ powers, logger, config, conversations, registry, modelNames, adoptedFrom, hostNames });
+  const forms = makeHostForms({ powers, daemon, logger, dismiss, kinds: () => [settings.kind, ...approvals.kinds()] });
+  formsMade(forms);
+  const describe = parts.describeSender;
+  const asking = await approvals.start(daemon, forms, {
+    dismiss,
+    reviewed: builtIns.reviewed,
+    nameRecipient: async to =>
+      to.kind === 'directory' ? `the directory ${to.shown}` : to.id === undefined ? to.shown : describe(to.id, to.id),
+  });
+  // Before any turn: settings the host gave in the form outlive a restart.
+  await settings.restore(forms);
+  // Read back in the background: turns are counted meanwhile, and added to what was stored.
+  usage.start();
+  await announce(daemon, { config, logger, provider, forms, firstStart });
+  // Without an LLM yet, the host is asked with a form (once, even over restarts).
+  inBackground(settings.askIfUnset(), error => logger.warn('settings-form-not-sent', { error }));
+  running();
+  logger.event('started', { provider: provider.kind, model: provider.model, daemon: daemon.dialect });
+  await followMail(parts, daemon, { forms, ...asking });
+};
+
 export const startFae = (
   guestPowers: Ref<GuestPowers>,
   context: Ref<CapletContext>,
@@ -497,24 +595,7 @@ export const startFae = (
   // One private conversation per correspondent and thread (src/conversations/).
   const contextWindow = makeContextWindow({ configured: config.contextTokens, logger });
   const conversations = conversationsOf(powers, { config, redact, logger, provider, tally, editable, dismiss, usage, contextWindow });
-  // fae's own top-level names, watched once for the registry (tools/ may
-  // be replaced) and for the sender names kept between messages.
-  const ownNames = watchOwnNames(powers, { logger });
-  // The names fae's model bound: they name no one (model-names.ts).
-  const modelNames = makeModelNames({ powers, logger });
-  // Who gave fae each capability it kept from its mail (adopted-from.ts).
-  const adoptedFrom = makeAdoptedFrom({ powers, logger });
-  // The host's own names for its correspondents (/name; host-names.ts).
-  const hostNames = makeHostNames({ powers, logger });
-  // Kept while fae's names stay as they are (sender-names.ts): no daemon
-  // call for a sender seen before. Only names the model did not write.
-  const senderNames = makeSenderNames(
-    trustedSenderNames(async from => (await daemonAdapter).senderNames(from), {
-      trusts: modelNames.trusts,
-      isHost: async from => (await daemonAdapter).isFromHost({ from }),
-    }),
-    ownNames,
-  );
+  const { ownNames, modelNames, adoptedFrom, hostNames, senderNames } = namesOf(powers, logger, daemonAdapter);
   // Made once the daemon is known (run below); until then nothing is hidden, as nothing was asked.
   let forms: HostForms | undefined;
   const formAnswers = harden({
@@ -551,23 +632,7 @@ export const startFae = (
     }),
     error => logger.warn('stop-failed', { error }),
   );
-  const startedAt = new Date().toISOString();
-  const status = () =>
-    harden({
-      state,
-      startedAt,
-      handledMessages: tally.handledMessages,
-      inputTokens: tally.inputTokens,
-      outputTokens: tally.outputTokens,
-      provider: provider.kind,
-      model: provider.model,
-      llm: provider.isSet() ? 'ready' : 'waiting for the host to answer the settings form',
-      lastError: tally.lastError,
-      lastErrorAt: tally.lastErrorAt,
-      ...conversations.status(),
-      usage: usage.status(),
-      approvals: approvals.status(),
-    });
+  const status = statusOf({ state: () => state, tally, provider, conversations, usage, approvals });
   const parts: FaeParts = {
     ...{ config, logger, redact, provider, cancelled, correspondentOf, tally, states, dismiss, editable, status },
     ...{ conversations, builtIns, registry, daemonAdapter, usage, budget, pace, settings, adoptedFrom, contextWindow },
@@ -582,27 +647,16 @@ export const startFae = (
   };
 
   const run = async () => {
-    const daemon = await daemonAdapter;
-    const firstStart = await prepare({ powers, logger, config, conversations, registry, modelNames, adoptedFrom, hostNames });
-    forms = makeHostForms({ powers, daemon, logger, dismiss, kinds: () => [settings.kind, ...approvals.kinds()] });
-    const describe = parts.describeSender;
-    const asking = await approvals.start(daemon, forms, {
-      dismiss,
-      reviewed: builtIns.reviewed,
-      nameRecipient: async to =>
-        to.kind === 'directory' ? `the directory ${to.shown}` : to.id === undefined ? to.shown : describe(to.id, to.id),
+    await runFae(parts, {
+      ...{ powers, modelNames, approvals },
+      formsMade: made => {
+        forms = made;
+      },
+      running: () => {
+        state = 'running';
+        started.resolve();
+      },
     });
-    // Before any turn: settings the host gave in the form outlive a restart.
-    await settings.restore(forms);
-    // Read back in the background: turns are counted meanwhile, and added to what was stored.
-    usage.start();
-    await announce(daemon, { config, logger, provider, forms, firstStart });
-    // Without an LLM yet, the host is asked with a form (once, even over restarts).
-    inBackground(settings.askIfUnset(), error => logger.warn('settings-form-not-sent', { error }));
-    state = 'running';
-    started.resolve();
-    logger.event('started', { provider: provider.kind, model: provider.model, daemon: daemon.dialect });
-    await followMail(parts, daemon, { forms, ...asking });
     state = 'stopped';
     logger.event('stopped');
   };
