@@ -308,76 +308,79 @@ const offeredTo = ({ mayUse, config }: MessageTurnOptions, state: TurnState, fro
 /** A message as it stays known across restarts: its id, else its number. */
 const keyOf = (message: InboxMessage) => message.messageId ?? `#${message.number}`;
 
+/**
+ * Runs the loop for the open turn; the closing, or how the turn ended
+ * without one (cancelled, or revised).
+ */
+const work = async (
+  options: MessageTurnOptions,
+  { closingOf, makeCallId }: { closingOf: ReturnType<typeof makeTurnClosing>['closingOf']; makeCallId: () => string },
+  message: InboxMessage,
+  state: TurnState,
+  turn: OpenTurn,
+  { sender, stop, tools, progress, park }: TurnParts,
+  subject: Subject,
+): Promise<Closing | TurnEnd> => {
+  const { config, logger, events } = options;
+  const spent = noUsage();
+  // The server's word on its context, asked once per provider (context-window.ts).
+  options.contextWindow?.fromServer(await options.serverWindow?.().catch(() => undefined));
+  const waiting = waitingOf(
+    options,
+    state,
+    { sender, messageKey: keyOf(message), about: subject.about, progress, park, cancelled: stop.cancelled },
+    subject.fromHost,
+  );
+  const outcome = await runTurn(turn.messages, tools, {
+    usage: spent,
+    approve: approverOf(options, waiting),
+    provider: budgeted(options, state, sender, subject.fromHost),
+    discover: async () => offeredTo(options, state, subject.fromHost, await options.offered()),
+    limits: config,
+    cancelled: stop.cancelled,
+    makeCallId,
+    logger,
+    messageNumber: message.number,
+    scope: turnScopeOf(options, state, waiting, subject.fromHost),
+    prepareRequest: turn.prepareRequest,
+    onToolCall: tool => {
+      events.emit({ type: 'tool-called', message: message.number, tool });
+      progress.tool(tool);
+    },
+    onModelCall: () =>
+      options.settingUp?.() === true ? awaitSettings(options, state, progress, subject.fromHost) : progress.waiting(),
+    onText: progress.text,
+    onProgress: read => {
+      progress.reading(read);
+      events.emit({ type: 'progress', message: message.number, text: `the model is reading the conversation, ${Math.floor((read.processed / Math.max(1, read.total)) * 100)}%` });
+    },
+    // Where the server said how long the request was, the estimates learnt it (request-meter.ts); else the window narrows.
+    narrowed: error =>
+      error instanceof ContextOverflowError &&
+      (error.requestTokens !== undefined || (options.contextWindow?.refused(error.contextTokens) ?? false)),
+  }).catch(error => {
+    // What the calls before the failure spent is spent all the same.
+    if (spent.requests > 0) spend(options, spent, state, sender);
+    throw error;
+  });
+  if (outcome.kind !== 'cancelled') {
+    const charged = tallied(options, outcome, state, sender);
+    return { ...closingOf(outcome, state, subject), charged };
+  }
+  // Not handled: after a restart the message is replayed, so it is
+  // neither stored nor dismissed.
+  turn.abandon();
+  progress.abandon();
+  if (!stop.revised()) return 'answered'; // cancelled with fae: nothing follows
+  logger.event('turn-abandoned', { message: message.number, reason: 'revised' });
+  return 'revised';
+};
+
 export const makeMessageTurns = (options: MessageTurnOptions) => {
-  const { config, logger, states, events } = options;
+  const { logger, states, events } = options;
   const { closingOf, close } = makeTurnClosing(options);
   const makeCallId = makeCallIds();
   const left = makeLeftReplies(options.atStart);
-
-  /**
-   * Runs the loop for the open turn; the closing, or how the turn ended
-   * without one (cancelled, or revised).
-   */
-  const work = async (
-    message: InboxMessage,
-    state: TurnState,
-    turn: OpenTurn,
-    { sender, stop, tools, progress, park }: TurnParts,
-    subject: Subject,
-  ): Promise<Closing | TurnEnd> => {
-    const spent = noUsage();
-    // The server's word on its context, asked once per provider (context-window.ts).
-    options.contextWindow?.fromServer(await options.serverWindow?.().catch(() => undefined));
-    const waiting = waitingOf(
-      options,
-      state,
-      { sender, messageKey: keyOf(message), about: subject.about, progress, park, cancelled: stop.cancelled },
-      subject.fromHost,
-    );
-    const outcome = await runTurn(turn.messages, tools, {
-      usage: spent,
-      approve: approverOf(options, waiting),
-      provider: budgeted(options, state, sender, subject.fromHost),
-      discover: async () => offeredTo(options, state, subject.fromHost, await options.offered()),
-      limits: config,
-      cancelled: stop.cancelled,
-      makeCallId,
-      logger,
-      messageNumber: message.number,
-      scope: turnScopeOf(options, state, waiting, subject.fromHost),
-      prepareRequest: turn.prepareRequest,
-      onToolCall: tool => {
-        events.emit({ type: 'tool-called', message: message.number, tool });
-        progress.tool(tool);
-      },
-      onModelCall: () =>
-        options.settingUp?.() === true ? awaitSettings(options, state, progress, subject.fromHost) : progress.waiting(),
-      onText: progress.text,
-      onProgress: read => {
-        progress.reading(read);
-        events.emit({ type: 'progress', message: message.number, text: `the model is reading the conversation, ${Math.floor((read.processed / Math.max(1, read.total)) * 100)}%` });
-      },
-      // Where the server said how long the request was, the estimates learnt it (request-meter.ts); else the window narrows.
-      narrowed: error =>
-        error instanceof ContextOverflowError &&
-        (error.requestTokens !== undefined || (options.contextWindow?.refused(error.contextTokens) ?? false)),
-    }).catch(error => {
-      // What the calls before the failure spent is spent all the same.
-      if (spent.requests > 0) spend(options, spent, state, sender);
-      throw error;
-    });
-    if (outcome.kind !== 'cancelled') {
-      const charged = tallied(options, outcome, state, sender);
-      return { ...closingOf(outcome, state, subject), charged };
-    }
-    // Not handled: after a restart the message is replayed, so it is
-    // neither stored nor dismissed.
-    turn.abandon();
-    progress.abandon();
-    if (!stop.revised()) return 'answered'; // cancelled with fae: nothing follows
-    logger.event('turn-abandoned', { message: message.number, reason: 'revised' });
-    return 'revised';
-  };
 
   const handleTurn = async (
     message: InboxMessage,
@@ -412,7 +415,7 @@ export const makeMessageTurns = (options: MessageTurnOptions) => {
       } else if (command === undefined) {
         turn = await openTurn(options, message, state, sender, earlier);
         if (turn === undefined) return await alreadyHandled(options, number, progress);
-        const worked = await work(message, state, turn, { sender, stop, tools, progress, park }, subject);
+        const worked = await work(options, { closingOf, makeCallId }, message, state, turn, { sender, stop, tools, progress, park }, subject);
         if (typeof worked === 'string') return worked;
         closing = worked;
       } else {

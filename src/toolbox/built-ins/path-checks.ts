@@ -143,14 +143,14 @@ export const identifyOwnNames = async (powers: Ref<GuestPowers>, adapter: Checki
 };
 harden(identifyOwnNames);
 
+type Identified = ReadonlyMap<string, PromiseSettledResult<unknown>>;
+
 /**
  * Identifies every prefix of every path and what the judgement needs, all
- * at once; throws if a path is refused. Resolves to what it found.
+ * at once; refuses when a sealed directory cannot be identified (without
+ * its id nothing can be judged: refuse rather than guess).
  */
-export const checkPaths = async (context: PathCheckContext, paths: readonly NamedPath[]) => {
-  const { powers, sealed, hidden, adapter, visible } = context;
-  const whatIsSealed = sealed.map(directory => directory.holds).join(' and ');
-  const roles = ownRoles(adapter.names, adapter.dialect);
+const identifyAll = async ({ powers, sealed, ownIds }: PathCheckContext, paths: readonly NamedPath[]) => {
   const judges = sealed.map(directory => [directory.name]);
   const wanted = new Map<string, readonly string[]>();
   // tools/ is identified too where a name is written deeper than the top,
@@ -160,24 +160,25 @@ export const checkPaths = async (context: PathCheckContext, paths: readonly Name
     wanted.set(keyOf(path), path);
   }
   const keys = [...wanted.keys()];
-  const [roleIds, outcomes] = await Promise.all([
-    context.ownIds(),
-    Promise.allSettled(keys.map(key => E(powers).identify(...wanted.get(key)!))),
-  ]);
-  const found = new Map(keys.map((key, i) => [key, outcomes[i]]));
-  const idAt = (path: readonly string[]) => {
-    const outcome = found.get(keyOf(path));
-    return outcome?.status === 'fulfilled' && typeof outcome.value === 'string'
-      ? (formulaIdOf(outcome.value) ?? outcome.value)
-      : undefined;
-  };
-  // Without these ids nothing can be judged: refuse rather than guess.
+  const [roleIds, outcomes] = await Promise.all([ownIds(), Promise.allSettled(keys.map(key => E(powers).identify(...wanted.get(key)!)))]);
+  const found: Identified = new Map(keys.map((key, i) => [key, outcomes[i]]));
   for (const path of judges) {
     const outcome = found.get(keyOf(path));
     if (outcome?.status === 'rejected') {
+      const whatIsSealed = sealed.map(directory => directory.holds).join(' and ');
       throw Error(`cannot check names against ${whatIsSealed}: identify ${q(path.join('/'))} failed (${rejectionText(outcome.reason)}); try again`);
     }
   }
+  return { found, roleIds };
+};
+
+/** What the identified ids say of a path's parts: whose they are, sealed, the mail hub. */
+const readingOf = ({ sealed, adapter }: PathCheckContext, found: Identified, roleIds: OwnIds) => {
+  const roles = ownRoles(adapter.names, adapter.dialect);
+  const idAt = (path: readonly string[]) => {
+    const outcome = found.get(keyOf(path));
+    return outcome?.status === 'fulfilled' && typeof outcome.value === 'string' ? (formulaIdOf(outcome.value) ?? outcome.value) : undefined;
+  };
   const ownIdOf = (role: OwnRole['role']) => roleIds.get(role);
   const roleOf = (id: string | undefined) => (id === undefined ? undefined : roles.find(({ role }) => ownIdOf(role) === id));
   const agentId = ownIdOf('agent');
@@ -197,9 +198,16 @@ export const checkPaths = async (context: PathCheckContext, paths: readonly Name
   };
   const isMailHubAt = (path: readonly string[], i: number) =>
     (mailId !== undefined && idAt(path.slice(0, i + 1)) === mailId) || (i === 0 && path[0] === adapter.names.mail);
+  return { roles, idAt, ownIdOf, roleOf, agentId, sealedAt, isMailHubAt, toolsId: idAt([TOOLS_DIRECTORY]) };
+};
+type Reading = ReturnType<typeof readingOf>;
 
-  const toolsId = idAt([TOOLS_DIRECTORY]);
-  /** The message numbers the paths reach through the mail hub, with what shows them. */
+/**
+ * Refuses a path through a sealed directory, and one that gives away or
+ * replaces a name of fae's own; lists the messages the paths reach through
+ * the mail hub, with what shows them.
+ */
+const refuseOwnAndSealed = (paths: readonly NamedPath[], { roles, idAt, roleOf, sealedAt, isMailHubAt, toolsId }: Reading) => {
   const throughMail: { readonly number: string; readonly shown: string }[] = [];
   for (const { shown, path, use } of paths) {
     for (let i = 0; i < path.length; i += 1) {
@@ -223,11 +231,25 @@ export const checkPaths = async (context: PathCheckContext, paths: readonly Name
       if (through !== undefined) throw Error(`${q(shown.join('/'))} is, or is reached through, ${through.what}; it is never handed out`);
     }
   }
-  // Every message reached through the mail hub must be the turn's own.
+  return throughMail;
+};
+
+/**
+ * Refuses a message reached through the mail hub that is not the turn's
+ * own, the host's answer to a form however it was named (a copy, say), and
+ * a prefix the daemon could not identify (it cannot reach it either: its
+ * own words say why).
+ */
+const refuseUnreachable = async (
+  { hidden, visible }: PathCheckContext,
+  paths: readonly NamedPath[],
+  found: Identified,
+  { idAt }: Reading,
+  throughMail: readonly { readonly number: string }[],
+) => {
   const seen = await Promise.all(throughMail.map(({ number }) => (/^\d+$/.test(number) ? visible(BigInt(number)) : false)));
   const unseen = throughMail.find((_, i) => !seen[i]);
   if (unseen !== undefined) throw noSuchMessage(unseen.number);
-  // The host's answer to a form, however it was named (a copy, say).
   for (const { shown, path } of paths) {
     const at = prefixesOf(path).findIndex(prefix => {
       const id = idAt(prefix);
@@ -235,13 +257,15 @@ export const checkPaths = async (context: PathCheckContext, paths: readonly Name
     });
     if (at >= 0) throw Error(`${q(shown.slice(0, at + 1).join('/'))} is the host's answer to fae's own form; no tool may read it`);
   }
-  // A prefix the daemon could not identify is one it cannot reach either:
-  // its own words say why.
   for (const { path } of paths) {
     const failed = prefixesOf(path).map(prefix => found.get(keyOf(prefix))).find(outcome => outcome?.status === 'rejected');
     if (failed?.status === 'rejected') throw failed.reason;
   }
-  return harden({
+};
+
+/** What the checks found, for the view's methods. */
+const checkedOf = (adapter: CheckingAdapter, found: Identified, { idAt, ownIdOf, roleOf, agentId, isMailHubAt, toolsId }: Reading) =>
+  harden({
     /** The raw answer of identify for a checked path. */
     identified: (path: readonly string[]) => {
       const outcome = found.get(keyOf(path));
@@ -294,6 +318,17 @@ export const checkPaths = async (context: PathCheckContext, paths: readonly Name
     hostId: ownIdOf('host'),
     selfId: ownIdOf('self'),
   });
+
+/**
+ * Identifies every prefix of every path and what the judgement needs, all
+ * at once; throws if a path is refused. Resolves to what it found.
+ */
+export const checkPaths = async (context: PathCheckContext, paths: readonly NamedPath[]) => {
+  const { found, roleIds } = await identifyAll(context, paths);
+  const reading = readingOf(context, found, roleIds);
+  const throughMail = refuseOwnAndSealed(paths, reading);
+  await refuseUnreachable(context, paths, found, reading, throughMail);
+  return checkedOf(context.adapter, found, reading);
 };
 harden(checkPaths);
 export type CheckedPaths = Awaited<ReturnType<typeof checkPaths>>;
