@@ -147,120 +147,129 @@ const decide = async (
   return refused(`The host's answer was not understood (${decision.why}), so this was not run; it counts as a denial.`);
 };
 
+/**
+ * Whether one of the rules naming a tool applies in this turn: WHO
+ * compared by identity, and read only from a name the model did not
+ * write. A WHO that names no one fae can trust (unbound, or bound by the
+ * model) applies to every correspondent but the host: removing or
+ * rebinding a name never lifts an approval.
+ */
+const rulesApply = async ({ powers, trusts, namedByHost }: ApprovalsOptions, rules: readonly ApprovalRule[], turn: ApprovalTurn) => {
+  if (rules.some(rule => rule.who === undefined)) return true;
+  const outcomes = await Promise.all(
+    rules.map(async ({ who }) => {
+      if (who === 'HOST') return turn.fromHost;
+      const name = who as string;
+      const named = namedByHost?.(name);
+      if (named !== undefined) return named === turn.correspondent;
+      if (!trusts([name])) return !turn.fromHost;
+      const id = await Promise.resolve(E(powers).identify(name)).catch(() => undefined);
+      return typeof id === 'string' ? (formulaIdOf(id) ?? id) === turn.correspondent : !turn.fromHost;
+    }),
+  );
+  return outcomes.includes(true);
+};
+
+/** The tool as a grant names it; undefined when a tool from tools/ cannot be identified (no grant then). */
+const grantedTool = async ({ powers }: ApprovalsOptions, name: string, petName: string | undefined, method?: string): Promise<GrantedTool | undefined> => {
+  if (petName === undefined) return harden({ tool: name, toolId: undefined });
+  const id = await Promise.resolve(E(powers).identify(TOOLS_DIRECTORY, petName)).catch(() => undefined);
+  if (typeof id !== 'string') return undefined;
+  return harden({ tool: name, toolId: formulaIdOf(id) ?? id, ...(method === undefined ? {} : { method }) });
+};
+
+/** What asking the host needs besides the options: the requests' tags and the audit log. */
+interface Asking {
+  readonly options: ApprovalsOptions;
+  readonly tagOf: ReturnType<typeof makeRequestTags>;
+  readonly audit: ReturnType<typeof auditWith>;
+}
+
+/** Asks the host and waits, bounded; what the answer means for the call. */
+const askHost = async (
+  { options, tagOf, audit }: Asking,
+  ask: ApprovalAsk,
+  tool: Grantable,
+  origin: { petName?: string; ownName?: string; method?: string; capabilityArgs?: readonly string[] },
+  mayHaveRun = false,
+) => {
+  const { grants, hostWait, channel, redact, tellHost } = options;
+  const { name, turn } = ask;
+  const started = Date.now();
+  // The host approves exactly what runs: arguments it cannot be shown whole are refused unasked.
+  const unshown = unshownArguments(ask.args, redact);
+  if (unshown !== undefined) {
+    audit(ask, 'denied', 'fae', started, unshown);
+    return refused(unshown);
+  }
+  const tag = tagOf(turn.messageKey, `${name}\n${JSON.stringify(ask.args)}`);
+  const call = { tool: name, ...origin, args: ask.args, asker: turn.sender, askerIsHost: turn.fromHost, about: turn.about, tag, mayHaveRun };
+  const choices = harden(
+    tool === 'never' ? {} : { always: `from now on ${name} needs no approval in ${turn.fromHost ? 'your' : `${senderWord(turn.sender)}'s`} turns` },
+  );
+  const text = approvalText(call, { waitText: hostWait.waitText, answering: channel.answering(choices) });
+  const outcome = await hostWait.wait(text, choices, name, ask);
+  switch (outcome.kind) {
+    case 'answer':
+      return decide({ grants, tellHost, audit }, ask, outcome.answer, tool, started);
+    case 'timeout':
+      audit(ask, 'denied', 'timeout', started);
+      return refused(`The host did not answer within ${hostWait.waitText}, so this was not run. Go on without it, or tell the sender it needs the host's approval.`);
+    case 'abandoned':
+      audit(ask, 'abandoned', 'cancellation', started);
+      throw outcome.error;
+    default: {
+      const problem = redact(outcome.problem instanceof Error ? outcome.problem.message : String(outcome.problem));
+      audit(ask, 'denied', 'failure', started, problem);
+      return refused(`The host's approval could not be asked for (${problem}), so this was not run.`);
+    }
+  }
+};
+
+/**
+ * A tool whose every call the host reviews (evaluate): code that holds a
+ * secret is not sent at all; on February the call itself is the request
+ * (the daemon's eval-request), so the turn waits through it; elsewhere
+ * fae asks first, and no answer makes it standing.
+ */
+const review = async (asking: Asking, ask: ApprovalAsk): Promise<ApprovalOutcome> => {
+  const { options, audit } = asking;
+  const { hostWait, redact, reviewed } = options;
+  const source = typeof ask.args.source === 'string' ? ask.args.source : '';
+  const started = Date.now();
+  if (redact(source) !== source) {
+    audit(ask, 'denied', 'fae', started, 'the code holds what looks like a secret');
+    return refused('The code holds what looks like a secret, so it was neither shown to the host nor run. Write it without the secret.');
+  }
+  if (!reviewed?.byDaemon) return askHost(asking, ask, 'never', {});
+  ask.onWait?.(ask.name);
+  const unpark = ask.park?.();
+  const release = hostWait.hold();
+  const after = (error?: unknown) => {
+    release();
+    unpark?.();
+    const reason = error === undefined ? '' : redact(error instanceof Error ? error.message : String(error));
+    audit(ask, error === undefined ? 'approved' : 'denied or failed', "host, by the daemon's eval-request", started, reason);
+  };
+  return harden({ run: true, waitsMs: hostWait.timeoutMs, after });
+};
+
 export const makeApprovals = (options: ApprovalsOptions) => {
-  const { powers, policy, grants, hostWait, channel, logger, redact, tellHost, reviewed, trusts, approvedCalls, namedByHost } = options;
-  const tagOf = makeRequestTags();
-
-  /**
-   * Whether one of the rules naming a tool applies in this turn: WHO
-   * compared by identity, and read only from a name the model did not
-   * write. A WHO that names no one fae can trust (unbound, or bound by the
-   * model) applies to every correspondent but the host: removing or
-   * rebinding a name never lifts an approval.
-   */
-  const applies = async (rules: readonly ApprovalRule[], turn: ApprovalTurn) => {
-    if (rules.some(rule => rule.who === undefined)) return true;
-    const outcomes = await Promise.all(
-      rules.map(async ({ who }) => {
-        if (who === 'HOST') return turn.fromHost;
-        const name = who as string;
-        const named = namedByHost?.(name);
-        if (named !== undefined) return named === turn.correspondent;
-        if (!trusts([name])) return !turn.fromHost;
-        const id = await Promise.resolve(E(powers).identify(name)).catch(() => undefined);
-        return typeof id === 'string' ? (formulaIdOf(id) ?? id) === turn.correspondent : !turn.fromHost;
-      }),
-    );
-    return outcomes.includes(true);
-  };
-
-  /** The tool as a grant names it; undefined when a tool from tools/ cannot be identified (no grant then). */
-  const grantedTool = async (name: string, petName: string | undefined, method?: string): Promise<GrantedTool | undefined> => {
-    if (petName === undefined) return harden({ tool: name, toolId: undefined });
-    const id = await Promise.resolve(E(powers).identify(TOOLS_DIRECTORY, petName)).catch(() => undefined);
-    if (typeof id !== 'string') return undefined;
-    return harden({ tool: name, toolId: formulaIdOf(id) ?? id, ...(method === undefined ? {} : { method }) });
-  };
-
+  const { policy, grants, hostWait, logger, redact, reviewed, approvedCalls } = options;
   const audit = auditWith(logger, redact);
+  const asking: Asking = { options, tagOf: makeRequestTags(), audit };
 
-  /** Asks the host and waits, bounded; what the answer means for the call. */
-  const askHost = async (
-    ask: ApprovalAsk,
-    tool: Grantable,
-    origin: { petName?: string; ownName?: string; method?: string; capabilityArgs?: readonly string[] },
-    mayHaveRun = false,
-  ) => {
-    const { name, turn } = ask;
-    const started = Date.now();
-    // The host approves exactly what runs: arguments it cannot be shown whole are refused unasked.
-    const unshown = unshownArguments(ask.args, redact);
-    if (unshown !== undefined) {
-      audit(ask, 'denied', 'fae', started, unshown);
-      return refused(unshown);
-    }
-    const tag = tagOf(turn.messageKey, `${name}\n${JSON.stringify(ask.args)}`);
-    const call = { tool: name, ...origin, args: ask.args, asker: turn.sender, askerIsHost: turn.fromHost, about: turn.about, tag, mayHaveRun };
-    const choices = harden(
-      tool === 'never' ? {} : { always: `from now on ${name} needs no approval in ${turn.fromHost ? 'your' : `${senderWord(turn.sender)}'s`} turns` },
-    );
-    const text = approvalText(call, { waitText: hostWait.waitText, answering: channel.answering(choices) });
-    const outcome = await hostWait.wait(text, choices, name, ask);
-    switch (outcome.kind) {
-      case 'answer':
-        return decide({ grants, tellHost, audit }, ask, outcome.answer, tool, started);
-      case 'timeout':
-        audit(ask, 'denied', 'timeout', started);
-        return refused(`The host did not answer within ${hostWait.waitText}, so this was not run. Go on without it, or tell the sender it needs the host's approval.`);
-      case 'abandoned':
-        audit(ask, 'abandoned', 'cancellation', started);
-        throw outcome.error;
-      default: {
-        const problem = redact(outcome.problem instanceof Error ? outcome.problem.message : String(outcome.problem));
-        audit(ask, 'denied', 'failure', started, problem);
-        return refused(`The host's approval could not be asked for (${problem}), so this was not run.`);
-      }
-    }
-  };
-
-  /**
-   * A tool whose every call the host reviews (evaluate): code that holds a
-   * secret is not sent at all; on February the call itself is the request
-   * (the daemon's eval-request), so the turn waits through it; elsewhere
-   * fae asks first, and no answer makes it standing.
-   */
-  const review = async (ask: ApprovalAsk): Promise<ApprovalOutcome> => {
-    const source = typeof ask.args.source === 'string' ? ask.args.source : '';
-    const started = Date.now();
-    if (redact(source) !== source) {
-      audit(ask, 'denied', 'fae', started, 'the code holds what looks like a secret');
-      return refused('The code holds what looks like a secret, so it was neither shown to the host nor run. Write it without the secret.');
-    }
-    if (!reviewed?.byDaemon) return askHost(ask, 'never', {});
-    ask.onWait?.(ask.name);
-    const unpark = ask.park?.();
-    const release = hostWait.hold();
-    const after = (error?: unknown) => {
-      release();
-      unpark?.();
-      const reason = error === undefined ? '' : redact(error instanceof Error ? error.message : String(error));
-      audit(ask, error === undefined ? 'approved' : 'denied or failed', "host, by the daemon's eval-request", started, reason);
-    };
-    return harden({ run: true, waitsMs: hostWait.timeoutMs, after });
-  };
-
-  /** Whether the call may run now; resolves once the host has answered, if it must. */
   /** Whether the call may run now; resolves once the host has answered, if it must. */
   const gate = async (ask: ApprovalAsk): Promise<ApprovalOutcome> => {
     const { name, tools, turn } = ask;
     if (!tools.toolMap.has(name)) return RUN; // executeTool says there is no such tool
-    if (reviewed?.is(tools.toolMap.get(name))) return review(ask);
+    if (reviewed?.is(tools.toolMap.get(name))) return review(asking, ask);
     const origin = tools.origins.get(name);
     const current = policy.current();
     if (current.none) return RUN;
     const named = rulesNaming(current, { offered: name, ownName: origin?.ownName, petName: origin?.petName });
     const ownAsk = (origin?.needsApproval ?? false) && !isMarkedReadOnly(current, { offered: name, ...origin });
-    const needed = ownAsk || (named.length > 0 && (await applies(named, turn)));
+    const needed = ownAsk || (named.length > 0 && (await rulesApply(options, named, turn)));
     if (!needed) return RUN;
     const started = Date.now();
     // Not even a standing grant sends fae's secrets, or what could hide them, to a consequential tool.
@@ -269,11 +278,11 @@ export const makeApprovals = (options: ApprovalsOptions) => {
       audit(ask, 'denied', 'fae', started, unshown);
       return refused(unshown);
     }
-    const tool = await grantedTool(name, origin?.petName, origin?.method);
+    const tool = await grantedTool(options, name, origin?.petName, origin?.method);
     // Approved before a restart, and maybe run: no grant covers it again (approved-calls.ts).
     const again = approvedCalls?.mayHaveRun(turn.messageKey, name, ask.args) ?? false;
     const grant = tool === undefined || again ? undefined : await grants.find(tool, turn.correspondent);
-    const outcome = grant === undefined ? await askHost(ask, tool, { petName: origin?.petName, ownName: origin?.ownName, method: origin?.method, capabilityArgs: origin?.capabilityArgs }, again) : RUN;
+    const outcome = grant === undefined ? await askHost(asking, ask, tool, { petName: origin?.petName, ownName: origin?.ownName, method: origin?.method, capabilityArgs: origin?.capabilityArgs }, again) : RUN;
     if (grant !== undefined) audit(ask, 'approved', `standing grant #${grant.number}`, started);
     if (outcome.run) await approvedCalls?.willRun(turn.messageKey, name, ask.args);
     return outcome;

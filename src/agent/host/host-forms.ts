@@ -25,7 +25,7 @@ import type { GuestPowers, Ref } from '../../daemon/endo-types.js';
 import type { DaemonAdapter, InboxMessage } from '../../daemon/adapter.js';
 import type { Logger } from '../../logging/log.js';
 import { unlessGivenUp } from '../../timeout.js';
-import { makeRecentMap } from '../../recent-map.js';
+import { makeRecentMap, type RecentMap } from '../../recent-map.js';
 import { REPORTED_ALREADY, inBackground } from '../../background.js';
 
 /** One field of a form, as the daemon and the Endo Chat UI take it. */
@@ -111,26 +111,26 @@ const COPY_WAIT_MS = 5_000;
 export const UNKNOWN_FORM_TEXT =
   'That answer is to a form of mine that no longer waits (answered already before I was restarted, or no longer mine to take); it changes nothing, and nothing was run.';
 
-export const makeHostForms = ({
-  powers,
-  daemon,
-  logger,
-  dismiss,
-  kinds,
-}: {
+interface FormsContext {
   readonly powers: Ref<GuestPowers>;
   readonly daemon: DaemonAdapter;
   readonly logger: Logger;
   readonly dismiss: (number: bigint) => Promise<boolean>;
   readonly kinds: () => readonly FormKind[];
-}): HostForms => {
-  const available = daemon.dialect !== 'feb';
+}
+
+/** What the forms' parts share: the forms sent, those still without their own copy, what is hidden. */
+interface FormsState {
   /** Forms fae sent, by messageId. */
-  const sent = makeRecentMap<string, Sent>(REMEMBERED);
+  readonly sent: RecentMap<string, Sent>;
   /** Forms sent and waiting for their own copy, in the order sent. */
-  const uncopied: Uncopied[] = [];
-  const hiddenNumbers = makeRecentMap<bigint, true>(REMEMBERED);
-  const hiddenIds = makeRecentMap<string, true>(REMEMBERED);
+  readonly uncopied: Uncopied[];
+  readonly hiddenNumbers: RecentMap<bigint, true>;
+  readonly hiddenIds: RecentMap<string, true>;
+}
+
+/** Sends forms one at a time, and matches each with its own copy, which says its messageId. */
+const makeFormSender = ({ powers, daemon, dismiss }: FormsContext, { sent, uncopied }: FormsState) => {
   // One form at a time, so that own copies come in the order of `uncopied`.
   let sending: Promise<unknown> = Promise.resolve();
 
@@ -156,6 +156,46 @@ export const makeHostForms = ({
     return done;
   };
 
+  const ask: HostForms['ask'] = (description, fields) => {
+    const answered = makePromiseKit<FormValues>();
+    const copy = makePromiseKit<void>();
+    const waiting: Uncopied = { description, answer: answered.resolve, withdrawn: false, copied: copy.resolve };
+    send(waiting, fields, copy.promise).catch(answered.reject);
+    return harden({
+      answer: answered.promise,
+      withdraw: () => {
+        waiting.withdrawn = true;
+        // Its copy goes too, once it has come; an answer that still comes is dismissed unread.
+        // The copy's promise only resolves; dismiss logs its own failures.
+        inBackground(
+          copy.promise.then(async () => {
+            if (waiting.sent === undefined) return;
+            waiting.sent.answer = undefined;
+            await dismiss(waiting.sent.copyNumber);
+          }),
+          REPORTED_ALREADY,
+        );
+      },
+    });
+  };
+
+  const noteOwnForm: HostForms['noteOwnForm'] = message => {
+    const description = String(message.description ?? '');
+    const index = uncopied.findIndex(waiting => waiting.description === description);
+    const waiting = index < 0 ? undefined : uncopied.splice(index, 1)[0];
+    if (message.messageId !== undefined && sent.get(message.messageId) === undefined) {
+      const answer = waiting === undefined || waiting.withdrawn ? undefined : waiting.answer;
+      const form: Sent = { description, copyNumber: message.number, answer, earlier: waiting === undefined };
+      sent.set(message.messageId, form);
+      if (waiting !== undefined) waiting.sent = form;
+    }
+    waiting?.copied();
+  };
+  return { ask, noteOwnForm };
+};
+
+/** Takes the answers to fae's forms out of the inbox: the host's read and handed on, anyone else's dismissed unread. */
+const makeAnswerTaker = ({ powers, daemon, logger, dismiss, kinds }: FormsContext, { sent, hiddenNumbers, hiddenIds }: FormsState) => {
   const readAnswer = async (message: InboxMessage, form: Sent) => {
     const valueId = message.valueId as string;
     hiddenIds.set(valueId, true);
@@ -181,72 +221,61 @@ export const makeHostForms = ({
     }
   };
 
+  const take: HostForms['take'] = message => {
+    if (message.type !== 'value' || message.replyTo === undefined) return false;
+    const form = sent.get(message.replyTo);
+    hiddenNumbers.set(message.number, true);
+    if (form === undefined) {
+      // An answer to a form fae no longer knows: answered before it was restarted (its copy went
+      // then), or another fae's. No one's message for the model; the host hears it changes nothing.
+      logger.event('form-answer-unknown', { message: message.number });
+      const told = daemon.isFromHost(message) ? daemon.send(daemon.names.host, [UNKNOWN_FORM_TEXT]) : Promise.resolve();
+      inBackground(
+        told.finally(() => dismiss(message.number)),
+        error => logger.warn('form-answer-unknown-untold', { message: message.number, error }),
+      );
+      return true;
+    }
+    if (!daemon.isFromHost(message)) {
+      // Only the host was asked; anyone else's answer is dismissed unread.
+      logger.warn('form-answer-not-from-host', { message: message.number });
+      inBackground(dismiss(message.number), REPORTED_ALREADY);
+      return true;
+    }
+    inBackground(readAnswer(message, form), error => logger.warn('form-answer-unread', { message: message.number, error }));
+    return true;
+  };
+  return take;
+};
+
+export const makeHostForms = (context: FormsContext): HostForms => {
+  const { daemon, logger } = context;
+  const available = daemon.dialect !== 'feb';
+  const state: FormsState = {
+    sent: makeRecentMap<string, Sent>(REMEMBERED),
+    uncopied: [],
+    hiddenNumbers: makeRecentMap<bigint, true>(REMEMBERED),
+    hiddenIds: makeRecentMap<string, true>(REMEMBERED),
+  };
+  const { sent } = state;
+  const { ask, noteOwnForm } = makeFormSender(context, state);
+  /** fae's own copies of forms of this description in its inbox. */
+  const ownForms = async (description: string) =>
+    (await daemon.listMessages()).filter(
+      message => message.type === 'form' && daemon.isOwnMessage(message) && message.description === description,
+    );
+
   return harden({
     available,
     ask: (description, fields) => {
       if (!available) throw Error('this daemon has no forms');
-      const answered = makePromiseKit<FormValues>();
-      const copy = makePromiseKit<void>();
-      const waiting: Uncopied = { description, answer: answered.resolve, withdrawn: false, copied: copy.resolve };
-      send(waiting, fields, copy.promise).catch(answered.reject);
-      return harden({
-        answer: answered.promise,
-        withdraw: () => {
-          waiting.withdrawn = true;
-          // Its copy goes too, once it has come; an answer that still comes is dismissed unread.
-          // The copy's promise only resolves; dismiss logs its own failures.
-          inBackground(
-            copy.promise.then(async () => {
-              if (waiting.sent === undefined) return;
-              waiting.sent.answer = undefined;
-              await dismiss(waiting.sent.copyNumber);
-            }),
-            REPORTED_ALREADY,
-          );
-        },
-      });
+      return ask(description, fields);
     },
-    noteOwnForm: message => {
-      const description = String(message.description ?? '');
-      const index = uncopied.findIndex(waiting => waiting.description === description);
-      const waiting = index < 0 ? undefined : uncopied.splice(index, 1)[0];
-      if (message.messageId !== undefined && sent.get(message.messageId) === undefined) {
-        const answer = waiting === undefined || waiting.withdrawn ? undefined : waiting.answer;
-        const form: Sent = { description, copyNumber: message.number, answer, earlier: waiting === undefined };
-        sent.set(message.messageId, form);
-        if (waiting !== undefined) waiting.sent = form;
-      }
-      waiting?.copied();
-    },
-    take: message => {
-      if (message.type !== 'value' || message.replyTo === undefined) return false;
-      const form = sent.get(message.replyTo);
-      hiddenNumbers.set(message.number, true);
-      if (form === undefined) {
-        // An answer to a form fae no longer knows: answered before it was restarted (its copy went
-        // then), or another fae's. No one's message for the model; the host hears it changes nothing.
-        logger.event('form-answer-unknown', { message: message.number });
-        const told = daemon.isFromHost(message) ? daemon.send(daemon.names.host, [UNKNOWN_FORM_TEXT]) : Promise.resolve();
-        inBackground(
-          told.finally(() => dismiss(message.number)),
-          error => logger.warn('form-answer-unknown-untold', { message: message.number, error }),
-        );
-        return true;
-      }
-      if (!daemon.isFromHost(message)) {
-        // Only the host was asked; anyone else's answer is dismissed unread.
-        logger.warn('form-answer-not-from-host', { message: message.number });
-        inBackground(dismiss(message.number), REPORTED_ALREADY);
-        return true;
-      }
-      inBackground(readAnswer(message, form), error => logger.warn('form-answer-unread', { message: message.number, error }));
-      return true;
-    },
+    noteOwnForm,
+    take: makeAnswerTaker(context, state),
     reopen: async description => {
       // The inbox says, its own copy perhaps not yet come with the replay (an answered form's copy is dismissed).
-      const copy = (await daemon.listMessages()).find(
-        message => message.type === 'form' && daemon.isOwnMessage(message) && message.description === description && message.messageId !== undefined,
-      );
+      const copy = (await ownForms(description)).find(message => message.messageId !== undefined);
       if (copy?.messageId === undefined) return undefined;
       if (sent.get(copy.messageId) === undefined) sent.set(copy.messageId, { description, copyNumber: copy.number, earlier: true });
       const form = sent.get(copy.messageId);
@@ -256,12 +285,9 @@ export const makeHostForms = ({
       logger.event('form-reopened', { copy: form.copyNumber });
       return harden({ answer: answered.promise });
     },
-    hasOpenForm: async description =>
-      (await daemon.listMessages()).some(
-        message => message.type === 'form' && daemon.isOwnMessage(message) && message.description === description,
-      ),
-    hidesMessage: number => hiddenNumbers.has(number),
-    hidesId: id => hiddenIds.has(id),
+    hasOpenForm: async description => (await ownForms(description)).length > 0,
+    hidesMessage: number => state.hiddenNumbers.has(number),
+    hidesId: id => state.hiddenIds.has(id),
   });
 };
 harden(makeHostForms);
