@@ -301,6 +301,30 @@ test('a call its guard would refuse is refused before the host is asked', async 
   t.regex(await world.ask('add many'), /arg1 must be a big integer/);
 });
 
+test('an approved call runs with the capability the host was shown, though its name is bound anew meanwhile', async t => {
+  const world = await startWithCounter(t, [{ toolCalls: [{ name: 'counter__echo', arguments: { arg1: 'gadget' } }] }], {
+    env: { FAE_APPROVE: 'default' },
+  });
+  await E(world.fae).copy(['tools', 'greeter'], ['gadget']);
+  await E(world.host).send('fae', ['echo the gadget'], [], []);
+  const reader = makeApprovalReader();
+  let request;
+  while (request === undefined) request = reader.request(await world.nextFromFae(WAIT_MS));
+  t.true(request.text.includes('- arg1: `gadget`'), request.text);
+  // While the host reads, the name comes to hold another capability.
+  await E(world.fae).remove('gadget');
+  await E(world.fae).copy(['tools', 'counter'], ['gadget']);
+  await answerApproval(world.host, request, 'approve');
+  let answer;
+  while (answer === undefined) {
+    const message = await world.nextFromFae(WAIT_MS);
+    if (reader.request(message) === undefined && !reader.skip(message)) answer = messageText(message);
+  }
+  t.regex(answer, /now in your directory as counter-echo-1/);
+  // The greeter went in, as shown, not what the name holds now.
+  t.is((await E(E(world.fae).lookup('counter-echo-1')).schema()).function.name, 'greet');
+});
+
 test('the host reads which argument hands the call a capability fae holds', async t => {
   const world = await startWithCounter(t, [{ toolCalls: [{ name: 'counter__echo', arguments: { arg1: 'tools/greeter' } }] }], {
     env: { FAE_APPROVE: 'default' },

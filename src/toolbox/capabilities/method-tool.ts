@@ -114,6 +114,17 @@ export const makeMethodTool = ({ capability, petName, probed, plan, directoryIn,
   const { parameters, required } = parametersOf(plan);
   const description = describeMethod(petName, probed, plan);
   const base = `${petName}-${plan.method}`.toLowerCase().replace(/[^a-z0-9-]+/g, '-').slice(0, 100);
+  // The arguments as the check decoded them, before the host was asked, by
+  // turn and call: the call runs with exactly what was shown and judged
+  // (a name rebound meanwhile changes nothing), and looks nothing up twice.
+  const checked = new WeakMap<TurnScope, Map<string, Promise<unknown[]>>>();
+  const decoded = (args: Readonly<Record<string, unknown>>, scope: TurnScope) => {
+    const key = JSON.stringify(args);
+    const calls = checked.get(scope);
+    const found = calls?.get(key);
+    calls?.delete(key);
+    return found ?? positionalArguments(plan, args, directoryIn(scope).lookUp);
+  };
   const [, tool] = defineBuiltIn({
     name,
     description,
@@ -121,13 +132,21 @@ export const makeMethodTool = ({ capability, petName, probed, plan, directoryIn,
     required,
     // Before the host is asked: a call its own guard would refuse is refused unasked.
     check: async (args, scope) => {
-      await positionalArguments(plan, args, directoryIn(scope).lookUp);
+      const positional = positionalArguments(plan, args, directoryIn(scope).lookUp);
+      const key = JSON.stringify(args);
+      const calls = checked.get(scope) ?? new Map<string, Promise<unknown[]>>();
+      checked.set(scope, calls);
+      calls.set(key, positional);
+      await positional.catch(error => {
+        if (calls.get(key) === positional) calls.delete(key);
+        throw error;
+      });
     },
     execute: async (args, scope) => {
       const why = gone();
       if (why !== undefined) throw Error(why);
       const directory = directoryIn(scope);
-      const positional = harden(await positionalArguments(plan, args, directory.lookUp));
+      const positional = harden(await decoded(args, scope));
       // `any`: a remote reference, whose methods are not known here.
       // eslint-disable-next-line @typescript-eslint/no-explicit-any
       const value = await (E(capability as any) as any)[plan.method](...positional);
