@@ -154,11 +154,122 @@ const makeReplyEditor = (daemon: DaemonAdapter, { logger, copies }: Pick<Progres
   return harden({ post, setStatus, quiet, conclude });
 };
 
+type ReplyEditor = ReturnType<typeof makeReplyEditor>;
+
+/** What a turn's progress needs besides its reply. */
+interface ProgressContext {
+  readonly daemon: DaemonAdapter;
+  readonly editor: ReplyEditor;
+  readonly logger: Logger;
+  readonly onWaiting?: ProgressReplyOptions['onWaiting'];
+  readonly quietMs: number;
+}
+
+/**
+ * The progress of one turn, shown in `reply`: `first` is the timer that
+ * posts it (or edits an earlier answer), `forget` lets the reply go once
+ * the turn has its answer.
+ */
+const progressOf = (
+  { daemon, editor, logger, onWaiting, quietMs }: ProgressContext,
+  reply: Reply,
+  first: ReturnType<typeof setTimeout> | undefined,
+  forget: () => void,
+) => {
+  const { post, setStatus, quiet, conclude } = editor;
+  const { message } = reply;
+  let streamed = '';
+  /** How far the server last said the model had read the prompt, if it said (llama.cpp). */
+  let readPercent: number | undefined;
+  let quietTimer: ReturnType<typeof setTimeout> | undefined;
+  const stopTimers = () => {
+    clearTimeout(first);
+    clearTimeout(quietTimer);
+    quiet(reply);
+  };
+  /** If the model call stays quiet for quietMs, the reply says fae is still waiting. */
+  const watchQuiet = () => {
+    clearTimeout(quietTimer);
+    quietTimer = setTimeout(() => {
+      // The server reports its reading in large steps (a batch of the prompt): between them it is still reading.
+      const waitingText =
+        readPercent === undefined ? STILL_WAITING : `the model is still reading the conversation (${readPercent}% when it last said)`;
+      setStatus(reply, streamed === '' ? `${WORKING} ${waitingText}` : `${streamed}\n\n(${STILL_WAITING}…)`);
+      onWaiting?.(message.number);
+    }, quietMs);
+    quietTimer.unref?.();
+  };
+  // Frozen, not hardened: the turn's own, never handed out, and made for
+  // every message (harden walks each of these functions, some µs apiece).
+  return Object.freeze({
+    /** A model call begins. */
+    waiting: watchQuiet,
+    tool: (name: string) => {
+      clearTimeout(quietTimer);
+      streamed = '';
+      readPercent = undefined;
+      setStatus(reply, `${WORKING} calling ${name}`);
+    },
+    /** The server says how far the model has read the prompt (llama.cpp). */
+    reading: ({ processed, total }: { readonly processed: number; readonly total: number }) => {
+      if (total <= 0 || streamed !== '') return;
+      readPercent = Math.floor((processed / total) * 100);
+      watchQuiet();
+      setStatus(reply, `${WORKING} the model is reading the conversation, ${readPercent}%.`);
+    },
+    text: (delta: string) => {
+      clearTimeout(quietTimer);
+      streamed = `${streamed}${delta}`.slice(-SHOWN_CHARS);
+      setStatus(reply, streamed);
+      watchQuiet();
+    },
+    /**
+     * The turn waits for the host's approval: the reply says `text`.
+     * With `now`, the sender reads it at once: a reply not posted yet is
+     * posted with it, and where fae cannot edit, one posted before is
+     * followed by `text` as a reply of its own.
+     */
+    awaiting: (text: string, { now }: { now: boolean }) => {
+      clearTimeout(quietTimer);
+      streamed = '';
+      if (!reply.posted && now) {
+        clearTimeout(first);
+        reply.status = text;
+        inBackground(post(reply), REPORTED_ALREADY);
+        return;
+      }
+      setStatus(reply, text);
+      // Said already (by a reply from before a restart): not said again.
+      if (reply.posted && now && !daemon.canEdit && reply.shown !== text) {
+        reply.shown = text;
+        daemon.reply(message.number, [text]).catch(error => logger.warn('progress-failed', { message: message.number, error }));
+      }
+    },
+    /** The answer (redacted, in strings the daemon takes): true when it went as the edited reply. */
+    answer: (strings: readonly string[]) => {
+      stopTimers();
+      forget();
+      return conclude(reply, strings);
+    },
+    /** The model answered by a tool: the reply, if any, says so. */
+    answeredElsewhere: async () => {
+      stopTimers();
+      forget();
+      await conclude(reply, [ANSWERED_ELSEWHERE]);
+    },
+    /** The turn was given up (a revision redoes it): the reply stays for the redo. */
+    abandon: stopTimers,
+    /** fae's own copy of the reply, when one was posted where fae can edit. */
+    copy: () => (reply.posted ? reply.copy : undefined),
+  });
+};
+
 export const makeProgressReplies = (
   daemon: DaemonAdapter,
   { afterMs, logger, onWaiting, copies, quietMs = QUIET_MS }: ProgressReplyOptions,
 ) => {
-  const { post, setStatus, quiet, conclude } = makeReplyEditor(daemon, { logger, copies });
+  const editor = makeReplyEditor(daemon, { logger, copies });
+  const context: ProgressContext = { daemon, editor, logger, onWaiting, quietMs };
   /** Replies of messages still being worked on (a revision redoes the turn, keeping the reply). */
   const replies = new Map<bigint, Reply>();
 
@@ -192,94 +303,11 @@ export const makeProgressReplies = (
     const redo = answered !== undefined && reply.shown === '';
     const first = reply.posted
       ? redo
-        ? setTimeout(() => setStatus(reply, reply.status), delay)
+        ? setTimeout(() => editor.setStatus(reply, reply.status), delay)
         : undefined
-      : setTimeout(() => inBackground(post(reply), REPORTED_ALREADY), delay);
+      : setTimeout(() => inBackground(editor.post(reply), REPORTED_ALREADY), delay);
     first?.unref?.();
-    let streamed = '';
-    /** How far the server last said the model had read the prompt, if it said (llama.cpp). */
-    let readPercent: number | undefined;
-    let quietTimer: ReturnType<typeof setTimeout> | undefined;
-    const stopTimers = () => {
-      clearTimeout(first);
-      clearTimeout(quietTimer);
-      quiet(reply);
-    };
-    /** If the model call stays quiet for quietMs, the reply says fae is still waiting. */
-    const watchQuiet = () => {
-      clearTimeout(quietTimer);
-      quietTimer = setTimeout(() => {
-        // The server reports its reading in large steps (a batch of the prompt): between them it is still reading.
-        const waitingText =
-          readPercent === undefined ? STILL_WAITING : `the model is still reading the conversation (${readPercent}% when it last said)`;
-        setStatus(reply, streamed === '' ? `${WORKING} ${waitingText}` : `${streamed}\n\n(${STILL_WAITING}…)`);
-        onWaiting?.(message.number);
-      }, quietMs);
-      quietTimer.unref?.();
-    };
-    // Frozen, not hardened: the turn's own, never handed out, and made for
-    // every message (harden walks each of these functions, some µs apiece).
-    return Object.freeze({
-      /** A model call begins. */
-      waiting: watchQuiet,
-      tool: (name: string) => {
-        clearTimeout(quietTimer);
-        streamed = '';
-        readPercent = undefined;
-        setStatus(reply, `${WORKING} calling ${name}`);
-      },
-      /** The server says how far the model has read the prompt (llama.cpp). */
-      reading: ({ processed, total }: { readonly processed: number; readonly total: number }) => {
-        if (total <= 0 || streamed !== '') return;
-        readPercent = Math.floor((processed / total) * 100);
-        watchQuiet();
-        setStatus(reply, `${WORKING} the model is reading the conversation, ${readPercent}%.`);
-      },
-      text: (delta: string) => {
-        clearTimeout(quietTimer);
-        streamed = `${streamed}${delta}`.slice(-SHOWN_CHARS);
-        setStatus(reply, streamed);
-        watchQuiet();
-      },
-      /**
-       * The turn waits for the host's approval: the reply says `text`.
-       * With `now`, the sender reads it at once: a reply not posted yet is
-       * posted with it, and where fae cannot edit, one posted before is
-       * followed by `text` as a reply of its own.
-       */
-      awaiting: (text: string, { now }: { now: boolean }) => {
-        clearTimeout(quietTimer);
-        streamed = '';
-        if (!reply.posted && now) {
-          clearTimeout(first);
-          reply.status = text;
-          inBackground(post(reply), REPORTED_ALREADY);
-          return;
-        }
-        setStatus(reply, text);
-        // Said already (by a reply from before a restart): not said again.
-        if (reply.posted && now && !daemon.canEdit && reply.shown !== text) {
-          reply.shown = text;
-          daemon.reply(message.number, [text]).catch(error => logger.warn('progress-failed', { message: message.number, error }));
-        }
-      },
-      /** The answer (redacted, in strings the daemon takes): true when it went as the edited reply. */
-      answer: (strings: readonly string[]) => {
-        stopTimers();
-        replies.delete(message.number);
-        return conclude(reply, strings);
-      },
-      /** The model answered by a tool: the reply, if any, says so. */
-      answeredElsewhere: async () => {
-        stopTimers();
-        replies.delete(message.number);
-        await conclude(reply, [ANSWERED_ELSEWHERE]);
-      },
-      /** The turn was given up (a revision redoes it): the reply stays for the redo. */
-      abandon: stopTimers,
-      /** fae's own copy of the reply, when one was posted where fae can edit. */
-      copy: () => (reply.posted ? reply.copy : undefined),
-    });
+    return progressOf(context, reply, first, () => replies.delete(message.number));
   };
 
   return harden({ start });
