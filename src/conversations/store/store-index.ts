@@ -146,3 +146,4 @@ export const makeStoreIndex = () => {
   });
 };
 harden(makeStoreIndex);
+export type StoreIndex = ReturnType<typeof makeStoreIndex>;

@@ -33,7 +33,7 @@ import { DEFAULT_RETRY_MS, retrying } from '../../daemon/backoff.js';
 import { plainDataAt } from '../../daemon/plain-data.js';
 import { checkNode, nodeName, nodeValue, parseNode, seqOfNodeName, type ConversationRecord } from './records.js';
 import { conversationKey } from '../threads.js';
-import { makeStoreIndex } from './store-index.js';
+import { makeStoreIndex, type StoreIndex } from './store-index.js';
 import { makeUsableDirectory } from '../../daemon/new-directory.js';
 
 export const CONVERSATIONS_DIRECTORY = 'conversations';
@@ -283,6 +283,47 @@ const chunkWith = (start: number | undefined, record: ConversationRecord, earlie
   return charactersOf(records) <= CHUNK_CHARACTERS ? records : alone;
 };
 
+/**
+ * The records of conversation `key`, from its newest usable generation
+ * (undefined when none is): an empty one, left by a crash, is let go.
+ */
+const readLatest = async (
+  { powers, logger, index }: { powers: Ref<GuestPowers>; logger: Logger; index: StoreIndex },
+  key: string,
+  correspondent: string,
+  thread: string | undefined,
+) => {
+  // Newest generation first; an older one is there only if a crash came
+  // between starting a generation and removing its predecessor. A
+  // refusal ends the search: an older generation must not stand in for
+  // a newer one that could not be read.
+  for (const generation of index.generationsOf(key)) {
+    const known = index.liveOf(key) === generation ? index.nodesOf(key) : undefined;
+    // Sequential on purpose: an older generation is read only if the newer is unusable.
+    // eslint-disable-next-line no-await-in-loop
+    const read = await readGeneration(powers, key, generation, known);
+    if (read.usable.length === 0 && read.strangers.length === 0) {
+      // An empty generation: a crash came between making its directory and storing its first
+      // turn. Nothing was stored in it, so it stands for nothing (the next turn makes it anew).
+      index.removeGeneration(key, generation);
+      continue;
+    }
+    try {
+      const { records, chunk } = checkGeneration(key, read, correspondent, thread);
+      if (records.length > 0) {
+        index.judge(key, generation);
+        index.setChunk(key, chunk);
+        index.setNodes(key, read.usable.map(node => node.seq ?? 0));
+        return records;
+      }
+    } catch (error) {
+      logger.warn('conversation-unreadable', { conversation: key, generation, error: messageOf(error) });
+    }
+  }
+  index.judge(key);
+  return undefined;
+};
+
 export const makeConversationStore = (
   powers: Ref<GuestPowers>,
   logger: Logger,
@@ -308,35 +349,7 @@ export const makeConversationStore = (
 
   const load = async (key: string, correspondent: string, thread: string | undefined) => {
     assertOpen();
-    // Newest generation first; an older one is there only if a crash came
-    // between starting a generation and removing its predecessor. A
-    // refusal ends the search: an older generation must not stand in for
-    // a newer one that could not be read.
-    for (const generation of index.generationsOf(key)) {
-      const known = index.liveOf(key) === generation ? index.nodesOf(key) : undefined;
-      // Sequential on purpose: an older generation is read only if the newer is unusable.
-      // eslint-disable-next-line no-await-in-loop
-      const read = await readGeneration(powers, key, generation, known);
-      if (read.usable.length === 0 && read.strangers.length === 0) {
-        // An empty generation: a crash came between making its directory and storing its first
-        // turn. Nothing was stored in it, so it stands for nothing (the next turn makes it anew).
-        index.removeGeneration(key, generation);
-        continue;
-      }
-      try {
-        const { records, chunk } = checkGeneration(key, read, correspondent, thread);
-        if (records.length > 0) {
-          index.judge(key, generation);
-          index.setChunk(key, chunk);
-          index.setNodes(key, read.usable.map(node => node.seq ?? 0));
-          return records;
-        }
-      } catch (error) {
-        logger.warn('conversation-unreadable', { conversation: key, generation, error: messageOf(error) });
-      }
-    }
-    index.judge(key);
-    return undefined;
+    return readLatest({ powers, logger, index }, key, correspondent, thread);
   };
 
   /** A new generation holding `record`; the older ones go with the next tidy. */
