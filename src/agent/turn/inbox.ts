@@ -314,17 +314,19 @@ const guardedCallbacks = ({ intercept, onOwnMessage, onIgnoredEdit, onSetAside, 
   };
 };
 
-export const followInbox = async (daemon: Pick<DaemonAdapter, 'followMessages' | 'isOwnMessage'>, options: FollowInboxOptions) => {
-  const { cancelled, onMessage, concurrency = 1, onFailure } = options;
-  const { intercept, onOwnMessage, onIgnoredEdit, onSetAside, laneOf, isEditable } = guardedCallbacks(options);
-  // Settles when fae is cancelled, or when reading fails.
-  const halt = makePromiseKit<typeof STOP>();
-  inBackground(
-    cancelled.promise.then(() => halt.resolve(STOP)),
-    REPORTED_ALREADY, // a cancellation only resolves
-  );
-  const reader = daemon.followMessages();
-  const mail = makeMailState(onSetAside);
+/**
+ * Starts the turns of the mail that is ready, at most `concurrency` at once
+ * (a turn that waits, parked, leaves its place), one at a time per lane.
+ */
+const makeTurnScheduler = (
+  mail: ReturnType<typeof makeMailState>,
+  { onMessage, concurrency, onFailure, laneOf, onIgnoredEdit }: Pick<FollowInboxOptions, 'onMessage' | 'onFailure'> & {
+    concurrency: number;
+    laneOf: (message: InboxMessage) => string;
+    onIgnoredEdit: ((message: InboxMessage) => void) | undefined;
+  },
+  halt: Promise<typeof STOP>,
+) => {
   const { waiting, running } = mail;
   let readerEnded = false;
   // Resolved when mail arrives or a turn ends: the scheduler looks again.
@@ -401,30 +403,52 @@ export const followInbox = async (daemon: Pick<DaemonAdapter, 'followMessages' |
     }
   };
 
+  /** Looks again whenever mail arrives or a turn ends; resolves once the mail has ended and every turn with it. */
   const schedule = async () => {
     for (;;) {
       // What the first turn started waits for, only reading waits on.
       inBackground(startReady(), REPORTED_ALREADY);
       if (readerEnded && running.size === 0) return;
       // eslint-disable-next-line no-await-in-loop -- nothing to do until mail arrives or a turn ends
-      if ((await Promise.race([wake.promise, halt.promise])) === STOP) return;
+      if ((await Promise.race([wake.promise, halt])) === STOP) return;
       wake = makeLocalKit<void>();
     }
   };
 
+  return {
+    startReady,
+    schedule,
+    taken: () => taken.promise,
+    /** No more mail will come. */
+    readerEnded: () => {
+      readerEnded = true;
+      wake.resolve();
+    },
+  };
+};
+
+export const followInbox = async (daemon: Pick<DaemonAdapter, 'followMessages' | 'isOwnMessage'>, options: FollowInboxOptions) => {
+  const { cancelled, onMessage, concurrency = 1, onFailure } = options;
+  const { intercept, onOwnMessage, onIgnoredEdit, onSetAside, laneOf, isEditable } = guardedCallbacks(options);
+  // Settles when fae is cancelled, or when reading fails.
+  const halt = makePromiseKit<typeof STOP>();
+  inBackground(
+    cancelled.promise.then(() => halt.resolve(STOP)),
+    REPORTED_ALREADY, // a cancellation only resolves
+  );
+  const reader = daemon.followMessages();
+  const mail = makeMailState(onSetAside);
+  const scheduler = makeTurnScheduler(mail, { onMessage, concurrency, onFailure, laneOf, onIgnoredEdit }, halt.promise);
   const reading = readMail(reader, daemon, mail, {
     halt: halt.promise,
     // A turn starts as its message arrives, before anything else is read.
-    arrived: startReady,
-    taken: () => taken.promise,
+    arrived: scheduler.startReady,
+    taken: scheduler.taken,
     intercept,
     onOwnMessage,
     onIgnoredEdit,
     isEditable,
-  }).then(() => {
-    readerEnded = true;
-    wake.resolve();
-  });
+  }).then(scheduler.readerEnded);
   try {
     // Whichever fails first stops the other.
     await Promise.all([
@@ -432,7 +456,7 @@ export const followInbox = async (daemon: Pick<DaemonAdapter, 'followMessages' |
         halt.reject(error);
         throw error;
       }),
-      schedule(),
+      scheduler.schedule(),
     ]);
   } finally {
     halt.resolve(STOP);
