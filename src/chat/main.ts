@@ -138,6 +138,42 @@ const faeAliveCheck =
       .catch(() => {});
   };
 
+/**
+ * Leaves the chat: fae's requests still waiting for approval are denied,
+ * its answers waited for when `drain` asks (until it has been quiet too
+ * long), and fae stopped, bounded.
+ */
+const leaveChat = async (
+  { chat, screen, pending, settings, interactive, closeInput }: {
+    chat: ChatSession;
+    screen: ReturnType<typeof makeScreen>;
+    pending: ReturnType<typeof makePendingAnswers>;
+    settings: Settings;
+    interactive: boolean;
+    closeInput: () => void;
+  },
+  drain: boolean,
+) => {
+  closeInput();
+  if (chat.approvals.waiting().length > 0) {
+    screen.note("(your input has ended: fae's requests still waiting for your approval are denied)");
+    await chat.approvals.denyAll(LEFT);
+  }
+  if (drain && pending.busy()) {
+    if (interactive) screen.note('(waiting for fae to answer; Ctrl-C leaves now)');
+    const quietMs = quietBound(settings);
+    const outcome = await pending.whenSettled(quietMs);
+    if (outcome === 'silent') {
+      screen.error(`(stopped waiting: fae said nothing for ${Math.round(quietMs / 1000)} s)`);
+    }
+  }
+  screen.detach();
+  // The quiet console stays: fae may log while it winds down, and the
+  // process exits right after.
+  await withTimeout(chat.stop(), STOP_TIMEOUT_MS);
+  return 0;
+};
+
 const runChat = async (args: readonly string[], givenEnv: Env): Promise<number> => {
   const prepared = await prepareChat(args, givenEnv);
   if (typeof prepared === 'number') return prepared;
@@ -213,26 +249,7 @@ const runChat = async (args: readonly string[], givenEnv: Env): Promise<number> 
   const couldNotLeave = (error: unknown) => screen.note(`(could not stop cleanly: ${describeError(error)})`);
   const leave = (drain: boolean): Promise<number> => {
     if (leaving !== undefined) return leaving;
-    leaving = (async () => {
-      closeInput();
-      if (chat.approvals.waiting().length > 0) {
-        screen.note("(your input has ended: fae's requests still waiting for your approval are denied)");
-        await chat.approvals.denyAll(LEFT);
-      }
-      if (drain && pending.busy()) {
-        if (interactive) screen.note('(waiting for fae to answer; Ctrl-C leaves now)');
-        const quietMs = quietBound(settings);
-        const outcome = await pending.whenSettled(quietMs);
-        if (outcome === 'silent') {
-          screen.error(`(stopped waiting: fae said nothing for ${Math.round(quietMs / 1000)} s)`);
-        }
-      }
-      screen.detach();
-      // The quiet console stays: fae may log while it winds down, and the
-      // process exits right after.
-      await withTimeout(chat.stop(), STOP_TIMEOUT_MS);
-      return 0;
-    })();
+    leaving = leaveChat({ chat, screen, pending, settings, interactive, closeInput }, drain);
     leaving.then(finished.resolve, finished.reject);
     return leaving;
   };
