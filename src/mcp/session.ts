@@ -57,34 +57,47 @@ const readToken = async (file: string, learnSecret: (secret: string) => void) =>
   return token;
 };
 
+/** The transport to the server: a stdio server spawned (what it writes to stderr told to `onStderr`), or HTTP with the token read now. */
+const openTransport = async (config: ServerConfig, learnSecret: (secret: string) => void, onStderr: (text: string) => void) => {
+  const { transport } = config;
+  if (transport.kind === 'stdio') {
+    // The SDK passes the server only a few harmless variables (PATH, HOME,
+    // …), never the daemon's own environment.
+    const stdio = new StdioClientTransport({
+      command: transport.command,
+      args: [...transport.args],
+      ...(transport.cwd === undefined ? {} : { cwd: transport.cwd }),
+      stderr: 'pipe',
+    });
+    stdio.stderr?.on('data', (chunk: Buffer) => onStderr(chunk.toString('utf8')));
+    return stdio;
+  }
+  const token = transport.tokenFile === undefined ? undefined : await readToken(transport.tokenFile, learnSecret);
+  return new StreamableHTTPClientTransport(new URL(transport.url), {
+    requestInit: token === undefined ? {} : { headers: { Authorization: `Bearer ${token}` } },
+  });
+};
+
+/** Every page of the server's tool list. */
+const listAllTools = async (client: Client) => {
+  const tools: Tool[] = [];
+  let cursor: string | undefined;
+  do {
+    // Each page names the next: they can only be read in turn.
+    // eslint-disable-next-line no-await-in-loop
+    const page = await client.listTools(cursor === undefined ? {} : { cursor });
+    tools.push(...page.tools);
+    cursor = page.nextCursor;
+  } while (cursor !== undefined);
+  return harden(tools);
+};
+
 export const makeSession = ({ config, logger, learnSecret, redact, hooks }: SessionOptions): Session => {
   const { onToolsChanged, onReconnected, connectedBefore } = hooks;
   const server = describeServer(config);
   let stderrTail = '';
   let connecting: Promise<Client> | undefined;
   let connections = connectedBefore ? 1 : 0;
-
-  const makeTransport = async () => {
-    const { transport } = config;
-    if (transport.kind === 'stdio') {
-      // The SDK passes the server only a few harmless variables (PATH, HOME,
-      // …), never the daemon's own environment.
-      const stdio = new StdioClientTransport({
-        command: transport.command,
-        args: [...transport.args],
-        ...(transport.cwd === undefined ? {} : { cwd: transport.cwd }),
-        stderr: 'pipe',
-      });
-      stdio.stderr?.on('data', (chunk: Buffer) => {
-        stderrTail = `${stderrTail}${chunk.toString('utf8')}`.slice(-STDERR_KEPT);
-      });
-      return stdio;
-    }
-    const token = transport.tokenFile === undefined ? undefined : await readToken(transport.tokenFile, learnSecret);
-    return new StreamableHTTPClientTransport(new URL(transport.url), {
-      requestInit: token === undefined ? {} : { headers: { Authorization: `Bearer ${token}` } },
-    });
-  };
 
   const connect = async () => {
     const client = new Client(
@@ -109,7 +122,9 @@ export const makeSession = ({ config, logger, learnSecret, redact, hooks }: Sess
         logger.event('mcp-disconnected', { server: config.name });
       }
     };
-    const transport = await makeTransport();
+    const transport = await openTransport(config, learnSecret, text => {
+      stderrTail = `${stderrTail}${text}`.slice(-STDERR_KEPT);
+    });
     stderrTail = '';
     try {
       await client.connect(transport);
@@ -162,18 +177,7 @@ export const makeSession = ({ config, logger, learnSecret, redact, hooks }: Sess
 
   return harden({
     listTools: () =>
-      withClient(`Listing the tools of the MCP server ${q(config.name)} failed`, async client => {
-        const tools: Tool[] = [];
-        let cursor: string | undefined;
-        do {
-          // Each page names the next: they can only be read in turn.
-          // eslint-disable-next-line no-await-in-loop
-          const page = await client.listTools(cursor === undefined ? {} : { cursor });
-          tools.push(...page.tools);
-          cursor = page.nextCursor;
-        } while (cursor !== undefined);
-        return harden(tools);
-      }),
+      withClient(`Listing the tools of the MCP server ${q(config.name)} failed`, listAllTools),
     callTool: (name, args, { signal, timeoutMs }) =>
       withClient(name, client =>
         client.callTool({ name, arguments: { ...args } }, undefined, { signal, timeout: timeoutMs, resetTimeoutOnProgress: false }),
