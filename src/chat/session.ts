@@ -109,6 +109,21 @@ const toolViewsOf = (host: Far): Promise<ToolView[]> =>
     }),
   );
 
+/**
+ * The host made ready as the setup scripts make it: read once (its dialect
+ * gives the special names later lookups use), the example and filesystem
+ * tools (rooted at `root`), and fae.
+ */
+const provision = async (host: Far, config: SessionOptions['config'], root: string) => {
+  const state = await inspectHost(host, config.names);
+  await Promise.all([
+    provideToolCaplets(host, EXAMPLE_TOOLS, {}, state),
+    provideToolCaplets(host, FS_TOOLS, harden({ FAE_CWD: root }), state),
+  ]);
+  await provideFae(host, config, [], state);
+  return state;
+};
+
 export const startChatSession = async ({
   dialect,
   config,
@@ -124,16 +139,8 @@ export const startChatSession = async ({
   const host: Far = await daemon.host;
   let stopping = false;
 
-  // The host is read once, as a setup script does; its dialect gives the
-  // special names the lookups below use.
-  const state = await inspectHost(host, config.names);
-  const { names } = state;
+  const { names } = await provision(host, config, root);
   const { guest, agent, controller } = config.names;
-  await Promise.all([
-    provideToolCaplets(host, EXAMPLE_TOOLS, {}, state),
-    provideToolCaplets(host, FS_TOOLS, harden({ FAE_CWD: root }), state),
-  ]);
-  await provideFae(host, config, [], state);
   // Followed once started (startFae waits for that), until it is replaced or stopped.
   const fae = followRunningFae(() => E(host).lookup(controller), {
     onEvent: onFaeEvent,
