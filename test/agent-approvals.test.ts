@@ -94,7 +94,10 @@ test('a call that needs approval waits for the host, and runs once approved; the
       (request as unknown as { fields: readonly { name: string; label: string }[] }).fields.map(({ name, label }) => `${name}: ${label}`),
       ['decision: approve, deny or always (type one)', 'reason: Reason, if any (the model is told)'],
     );
-    t.regex(text, /Answer in the form that follows: approve \(this once\), deny, or always \(from now on touch needs no approval in your turns\)\./);
+    t.regex(
+      text,
+      /Answer in the form that follows: approve \(this once\), deny, always \(from now on touch needs no approval in your turns\) or "always for everyone"; yes and no do too\. An answer I cannot read, or none, is a denial/,
+    );
     t.regex(text, /endo submit N -f decision:approve/);
   }
   t.regex(text, /While answering your message "Please touch x", fae's model wants to call touch \(tools\/touch\)/);

@@ -87,7 +87,7 @@ test('with FAE_EVALUATE=review the code runs only once the host has reviewed it,
     const { text } = asked as unknown as { text: string };
     t.true(text.includes('The code (JavaScript, run in a fresh worker, where E, Far, M and makeExo are there too):\n```js\nn * 2\n```\nIt receives, from fae\'s directory:\n- n: three'), text);
     // Every evaluation is reviewed: no standing approval is offered.
-    t.true(text.includes('Answer in the form that follows: approve (this once) or deny.'), text);
+    t.true(text.includes('Answer in the form that follows: approve (this once) or deny; yes and no do too.'), text);
     t.false(text.includes('always'), text);
     t.is((asked as unknown as { fields: readonly { label: string }[] }).fields[0].label, 'approve or deny (type one)');
   }

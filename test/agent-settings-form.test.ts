@@ -78,6 +78,7 @@ test('set up without an LLM, fae asks with a form and answers once it is answere
   t.regex(messageText(ready), /fill in the form I am sending you/);
   const form = await started.next();
   t.is(form.type, 'form');
+  t.is(form.description, "fae's language model. The token is never shown; left empty, the one in use (if any) stays.");
   t.deepEqual(
     form.fields?.map(field => [field.name, field.secret ?? false, field.default]),
     [['host', false, 'http://localhost:11434'], ['model', false, 'qwen3'], ['authToken', true, ''], ['maxTokens', false, '4096']],

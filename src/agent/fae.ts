@@ -427,7 +427,7 @@ const toolsOf = (
  */
 const llmOf = (
   powers: Ref<GuestPowers>,
-  { env, logger, redactor, tellHost }: { env: Env; logger: Logger; redactor: LearningRedactor; tellHost: (text: string) => Promise<void> },
+  { name, env, logger, redactor, tellHost }: { name: string; env: Env; logger: Logger; redactor: LearningRedactor; tellHost: (text: string) => Promise<void> },
   { initialProvider, makeProvider }: { initialProvider?: Provider; makeProvider?: StartFaeOptions['makeProvider'] },
 ) => {
   // What a provider has to tell (a server that cannot stream) goes to fae's log.
@@ -437,7 +437,7 @@ const llmOf = (
     initialProvider ?? (makeProvider !== undefined && namesLlm ? makeProvider(env, providerLog) : undefined),
   );
   const settings = makeLlmSettings({
-    ...{ env, powers, logger, providers: provider, learnSecrets: redactor.learn, tellHost },
+    ...{ name, env, powers, logger, providers: provider, learnSecrets: redactor.learn, tellHost },
     makeProvider: settingsEnv =>
       makeProvider === undefined
         ? Fail`this fae was started with one provider; its settings cannot change`
@@ -588,7 +588,7 @@ export const startFae = (
   const tally: Tally = { handledMessages: 0, inputTokens: 0, outputTokens: 0, lastError: '', lastErrorAt: '' };
   const states = makeTurnStates();
   const dismiss = makeDismiss(powers, logger);
-  const { provider, settings, askSettings } = llmOf(powers, { env, logger, redactor, tellHost }, { initialProvider, makeProvider });
+  const { provider, settings, askSettings } = llmOf(powers, { name: config.name, env, logger, redactor, tellHost }, { initialProvider, makeProvider });
   const editable = makeEditableAnswers({ perThread: config.editableTurns, keepMs: config.editableMs, dismiss });
   // What model calls cost, per correspondent and model, kept across restarts (src/usage/).
   const usage = makeUsageAccounts(powers, { provider, prices: config.prices, logger });

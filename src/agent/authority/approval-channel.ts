@@ -64,9 +64,10 @@ const fieldsFor = ({ always }: Choices): readonly FormField[] =>
 /** How the host answers, in the words of the request. */
 const answeringText = (available: boolean, { always }: Choices) => {
   if (available) {
-    const choices = always === undefined ? 'approve (this once) or deny' : `approve (this once), deny, or always (${always})`;
+    const choices =
+      always === undefined ? 'approve (this once) or deny' : `approve (this once), deny, always (${always}) or "always for everyone"`;
     return [
-      `Answer in the form that follows: ${choices}. Anything else, or nothing, is a denial; a reason, if you give one, is passed on to the model.`,
+      `Answer in the form that follows: ${choices}; yes and no do too. An answer I cannot read, or none, is a denial; a reason, if you give one, is passed on to the model.`,
       'From a terminal: `endo submit N -f decision:approve`, N being the form\'s number in your inbox (a form cannot be rejected: answer deny).',
     ].join('\n');
   }

@@ -20,7 +20,7 @@ const DENY = new Set(['deny', 'denied', 'no', 'n', 'refuse', 'refused', 'reject'
 const ASKER = new Set(['this correspondent', 'the correspondent', 'them', 'him', 'her', 'it', 'me', 'the sender', 'this sender', 'sender', 'this one']);
 
 /** The words fae understands, for the texts that ask for a decision. */
-export const DECISION_WORDS = 'approve, deny, or always (for whoever asked; "always for everyone" for all)';
+export const DECISION_WORDS = 'approve, deny, always (for whoever asked) or "always for everyone"';
 
 /**
  * Reads `text`; `askerNames` are the names whoever asked goes by (their
@@ -47,7 +47,7 @@ export const readDecision = (text: unknown, askerNames: readonly string[]): Deci
       why: `the decision names ${q(forWho[1])}, but ${askerNames[0] ?? 'someone else'} asked; a standing approval is given to whoever asked ("always") or to everyone ("always for everyone")`,
     });
   }
-  return harden({ kind: 'unclear', why: `${q(text.trim())} is not a decision fae understands (${DECISION_WORDS})` });
+  return harden({ kind: 'unclear', why: `${q(text.trim())} is not a decision fae understands, which is one of ${DECISION_WORDS}` });
 };
 harden(readDecision);
 

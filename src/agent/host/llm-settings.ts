@@ -22,9 +22,16 @@ import type { ProviderSwitch } from './provider-switch.js';
 /** The sealed name fae keeps the host's settings under. */
 export const SETTINGS_NAME = 'llm-settings';
 
-/** The form's description: how the host knows it, and how fae knows it after a restart. */
-export const SETTINGS_DESCRIPTION =
-  "Fae's language model. Leave the token empty to keep the current one; it is never shown.";
+/**
+ * The form's description, by the name of the fae that sends it: how the
+ * host knows it, and how fae knows it after a restart.
+ */
+export const settingsDescriptionFor = (name: string) =>
+  `${name}'s language model. The token is never shown; left empty, the one in use (if any) stays.`;
+harden(settingsDescriptionFor);
+
+/** What forms sent by earlier versions of fae said: their answers still count. */
+const EARLIER_DESCRIPTION = "Fae's language model. Leave the token empty to keep the current one; it is never shown.";
 
 /** The settings the form sets, and those whose change (in the env) means a new setup. */
 const FORM_NAMES = ['LAL_HOST', 'LAL_MODEL', 'LAL_AUTH_TOKEN', 'LAL_MAX_TOKENS'] as const;
@@ -97,6 +104,8 @@ const answeredEnv = (current: Env, values: FormValues): Env => {
 };
 
 export interface LlmSettingsOptions {
+  /** The fae's name (FAE_NAME), which the form says. */
+  readonly name: string;
   readonly env: Env;
   readonly powers: Ref<GuestPowers>;
   readonly logger: Logger;
@@ -108,7 +117,8 @@ export interface LlmSettingsOptions {
   readonly tellHost: (text: string) => Promise<void>;
 }
 
-export const makeLlmSettings = ({ env, powers, logger, providers, makeProvider, learnSecrets, tellHost }: LlmSettingsOptions) => {
+export const makeLlmSettings = ({ name, env, powers, logger, providers, makeProvider, learnSecrets, tellHost }: LlmSettingsOptions) => {
+  const description = settingsDescriptionFor(name);
   /** The settings in use: the env, with the host's answers over it. */
   let current: Env = env;
   /** Whether the settings in use came from the form (the host knows them by its words). */
@@ -153,7 +163,7 @@ export const makeLlmSettings = ({ env, powers, logger, providers, makeProvider, 
   /** Mails the host the form; its answer is taken whenever it comes. */
   const ask = () => {
     if (forms === undefined || !forms.available) return false;
-    const { answer } = forms.ask(SETTINGS_DESCRIPTION, fieldsFor(current));
+    const { answer } = forms.ask(description, fieldsFor(current));
     answer.then(onAnswer, error => logger.warn('settings-form-failed', { error }));
     return true;
   };
@@ -188,7 +198,7 @@ export const makeLlmSettings = ({ env, powers, logger, providers, makeProvider, 
       if (providers.isSet()) return;
       if (forms === undefined || !forms.available) {
         await take(env, { announce: false, given: false });
-      } else if (!(await forms.hasOpenForm(SETTINGS_DESCRIPTION))) {
+      } else if (!(await forms.hasOpenForm(description))) {
         ask();
       }
     },
@@ -200,7 +210,7 @@ export const makeLlmSettings = ({ env, powers, logger, providers, makeProvider, 
      */
     hostWords: (text: string) => (fromForm ? inFormWords(text, ' in /settings') : text),
     /** Late answers (after a restart) to a settings form. */
-    kind: harden({ recognizes: (description: string) => description === SETTINGS_DESCRIPTION, onLateAnswer: onAnswer }) as FormKind,
+    kind: harden({ recognizes: (sent: string) => sent === description || sent === EARLIER_DESCRIPTION, onLateAnswer: onAnswer }) as FormKind,
   });
 };
 harden(makeLlmSettings);
