@@ -145,7 +145,7 @@ test('"always" is a standing grant the host sees and revokes; revoking counts fr
   t.true(world.logs.some(l => /decision=approved by="standing grant #1"/.test(l)));
 
   await world.say('/approvals');
-  t.regex(await world.nextText(), /Standing approvals \(\/revoke N revokes one\):\n- 1: touch for /);
+  t.regex(await world.nextText(), /Standing approvals \(\/revoke N revokes one\):\n- 1: touch for .+, since \d{4}-\d\d-\d\d \d\d:\d\d UTC$/m);
   await world.say('/revoke 1');
   t.is(await world.nextText(), 'Revoked standing approval 1: from the next call on, I ask you again.');
   t.deepEqual((await world.status()).approvals.grants, []);

@@ -1,5 +1,6 @@
 // /usage (the terminal chat, and fae itself for its host): what fae's model calls have cost, as its
 // status() reports it (src/usage/usage-ledger.ts), as a few lines of text.
+import { utcMinute } from '../utc-minute.js';
 
 /** One line's worth of totals, as status().usage gives them. */
 interface Shown {
@@ -27,7 +28,7 @@ const lineOf = (label: string, { requests, inputTokens, cachedInputTokens, outpu
 /** The text /usage shows; `usage` is status().usage (undefined while fae is not running). */
 export const describeUsage = (usage: UsageView | undefined): string => {
   if (usage?.total === undefined) return 'fae has no usage to report yet.';
-  const lines = [`What fae's model calls have cost${usage.since === undefined ? '' : ` since ${usage.since}`}:`, lineOf('in all', usage.total)];
+  const lines = [`What fae's model calls have cost${usage.since === undefined ? '' : ` since ${utcMinute(usage.since)}`}:`, lineOf('in all', usage.total)];
   for (const model of usage.models ?? []) lines.push(lineOf(`model ${model.model}`, model));
   for (const who of usage.correspondents ?? []) lines.push(lineOf(who.name, who));
   if (usage.others !== undefined && usage.others.correspondents > 0) {

@@ -8,6 +8,7 @@ import { messageText } from '../../daemon/message-format.js';
 import type { DiscoveredTools } from '../../toolbox/discovered-tools.js';
 import { BUILT_IN_GROUPS } from '../../toolbox/built-ins/built-in-tools.js';
 import { describeUsage, type UsageView } from '../../usage/usage-view.js';
+import { utcMinute } from '../../utc-minute.js';
 
 export type Command = 'help' | 'tools' | 'status' | 'usage' | 'forget' | 'settings' | 'approvals' | 'revoke' | 'name';
 
@@ -158,7 +159,6 @@ const toolsText = ({ schemas, origins }: DiscoveredTools, fromHost: boolean) => 
 };
 
 /** An ISO time as a person reads it: "2026-11-28 22:40". */
-const shortTime = (iso: string) => iso.slice(0, 16).replace('T', ' ');
 
 const statusText = (status: StatusView) => {
   const storage =
@@ -169,12 +169,12 @@ const statusText = (status: StatusView) => {
   return [
     `I am ${status.state}, on the model ${status.model} (${status.provider}).`,
     '',
-    `- since I started (${shortTime(status.startedAt)} UTC): ${status.handledMessages} messages handled, ${status.inputTokens} tokens in, ${status.outputTokens} out`,
+    `- since I started (${utcMinute(status.startedAt)}): ${status.handledMessages} messages handled, ${status.inputTokens} tokens in, ${status.outputTokens} out`,
     ...(status.usage?.total === undefined
       ? []
-      : [`- in all${status.usage.since === undefined ? '' : ` since ${shortTime(status.usage.since)} UTC`}: ${status.usage.total.requests} model calls, ${status.usage.total.inputTokens} tokens in, ${status.usage.total.outputTokens} out (/usage tells more)`]),
+      : [`- in all${status.usage.since === undefined ? '' : ` since ${utcMinute(status.usage.since)}`}: ${status.usage.total.requests} model calls, ${status.usage.total.inputTokens} tokens in, ${status.usage.total.outputTokens} out (/usage tells more)`]),
     `- conversations: ${status.conversations}; ${storage}${unstored}`,
-    ...(status.lastError === '' ? [] : [`- last error (${shortTime(status.lastErrorAt)} UTC): ${status.lastError}`]),
+    ...(status.lastError === '' ? [] : [`- last error (${utcMinute(status.lastErrorAt)}): ${status.lastError}`]),
   ].join('\n');
 };
 
@@ -189,7 +189,7 @@ const approvalsText = ({ policy, policyFrom, grants, waiting }: ApprovalsView) =
       ? ['No standing approvals.']
       : [
           'Standing approvals (/revoke N revokes one):',
-          ...grants.map(grant => `- ${grant.number}: ${grant.tool} for ${grant.for}, since ${grant.granted}`),
+          ...grants.map(grant => `- ${grant.number}: ${grant.tool} for ${grant.for}, since ${utcMinute(grant.granted)}`),
         ]),
   ].join('\n');
 
