@@ -145,7 +145,9 @@ test('"always" is a standing grant the host sees and revokes; revoking counts fr
   t.true(world.logs.some(l => /decision=approved by="standing grant #1"/.test(l)));
 
   await world.say('/approvals');
-  t.regex(await world.nextText(), /Standing approvals \(\/revoke N revokes one\):\n- 1: touch for .+, since \d{4}-\d\d-\d\d \d\d:\d\d UTC$/m);
+  const listed = await world.nextText();
+  t.regex(listed, /^Calls that need your approval: default \(runCommand, writeFile, editFile and edit\) \(from [^)]+\), and those of any tool that asks for it itself/);
+  t.regex(listed, /Standing approvals \(\/revoke N revokes one\):\n- 1: touch for .+, since \d{4}-\d\d-\d\d \d\d:\d\d UTC$/m);
   await world.say('/revoke 1');
   t.is(await world.nextText(), 'Revoked standing approval 1: from the next call on, I ask you again.');
   t.deepEqual((await world.status()).approvals.grants, []);

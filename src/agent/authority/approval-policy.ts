@@ -46,6 +46,9 @@ export interface ApprovalPolicy {
 /** The tools that write files or run commands, by their schema names and the pet names the setup gives them. */
 export const DEFAULT_APPROVAL_TOOLS = harden(['runCommand', 'writeFile', 'editFile', 'edit', 'run-command', 'write-file', 'edit-file']);
 
+/** What `default` means, in words for the host (/approvals). */
+export const DEFAULT_APPROVAL_WORDS = 'runCommand, writeFile, editFile and edit';
+
 const TOOL_NAME = /^[A-Za-z0-9_-]{1,128}$/;
 const HOST_NAMES = harden(['HOST', '@host']);
 

@@ -9,6 +9,7 @@ import type { DiscoveredTools } from '../../toolbox/discovered-tools.js';
 import { BUILT_IN_GROUPS } from '../../toolbox/built-ins/built-in-tools.js';
 import { describeUsage, type UsageView } from '../../usage/usage-view.js';
 import { utcMinute } from '../../utc-minute.js';
+import { DEFAULT_APPROVAL_WORDS } from '../authority/approval-policy.js';
 
 export type Command = 'help' | 'tools' | 'status' | 'usage' | 'forget' | 'settings' | 'approvals' | 'revoke' | 'name';
 
@@ -182,7 +183,7 @@ const approvalsText = ({ policy, policyFrom, grants, waiting }: ApprovalsView) =
   [
     policy === 'none'
       ? `Nothing needs your approval (none, from ${policyFrom}).`
-      : `Calls that need your approval: ${policy} (from ${policyFrom}), and those of any tool that asks for it itself.`,
+      : `Calls that need your approval: ${policy.replace(/\bdefault\b/g, `default (${DEFAULT_APPROVAL_WORDS})`)} (from ${policyFrom}), and those of any tool that asks for it itself (a capability's methods do, unless marked readonly).`,
     ...(waiting === undefined || waiting === 0 ? [] : [`Waiting for your answer now: ${waiting}.`]),
     '',
     ...(grants.length === 0
