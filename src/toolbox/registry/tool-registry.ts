@@ -121,6 +121,59 @@ const makeKnownTools = ({ logger, timeoutMs, changed }: { logger: Logger; timeou
   return { entries, isCurrent, learn };
 };
 
+/** How the registry reads tools/ now: following it (the directory it follows), or listing it each turn, and why (logged once a stretch). */
+interface Reading {
+  directory: unknown;
+  following: boolean;
+  listingReason: string | undefined;
+  listingLogged: boolean;
+}
+
+/** Follows tools/ into `known`, noting in `reading` whether it follows or must list. */
+const followInto = (
+  powers: Ref<GuestPowers>,
+  reading: Reading,
+  { entries, learn }: ReturnType<typeof makeKnownTools>,
+  { openFollower, retryMs, timeoutMs, logger, changed, isStopped }: {
+    openFollower: OpenFollower;
+    retryMs: RetryMs;
+    timeoutMs: number;
+    logger: Logger;
+    changed: () => void;
+    isStopped: () => boolean;
+  },
+) =>
+  followToolsDirectory(powers, {
+    openFollower,
+    retryMs,
+    syncTimeoutMs: timeoutMs,
+    onSubscribed: dir => {
+      reading.directory = dir;
+    },
+    onChange: (change, announce) => {
+      if ('add' in change) learn(reading.directory, change.add, change.id, announce);
+      else learn(reading.directory, change.remove, undefined, announce);
+    },
+    onCaughtUp: (names, restored) => {
+      // Names that went while nobody was following are gone now.
+      for (const petName of [...entries.keys()]) {
+        if (!names.has(petName)) learn(reading.directory, petName, undefined, restored);
+      }
+      reading.following = true;
+      reading.listingReason = undefined;
+      changed();
+      logger.event(restored ? 'tools-follow-restored' : 'tools-following', { tools: entries.size });
+    },
+    onLost: (error, retryInMs) => {
+      reading.following = false;
+      reading.listingReason = 'the tools/ subscription was lost';
+      reading.listingLogged = false;
+      changed();
+      logger.warn('tools-follow-lost', { error, retryInMs, fallback: 'listing tools/ each turn' });
+    },
+    isStopped,
+  });
+
 export const makeToolRegistry = (
   powers: Ref<GuestPowers>,
   builtIns: ReadonlyMap<string, FaeTool>,
@@ -138,13 +191,8 @@ export const makeToolRegistry = (
   const reports = makeToolReports(logger, reported);
   const list = () => discoverTools(powers, builtIns, { logger, timeoutMs, reported, directoryIn });
 
-  let directory: unknown;
-  let following = false;
   let stopped = discovery === 'list';
   let snapshot: Promise<DiscoveredTools> | undefined;
-  // Why discovery lists now; logged once per stretch of listing.
-  let listingReason: string | undefined = 'not following tools/ yet';
-  let listingLogged = false;
   const builtInSchemas = readBuiltIns(builtIns);
   // Reported through the fallback; the turn itself needs no handler.
   builtInSchemas.catch(() => {});
@@ -152,38 +200,10 @@ export const makeToolRegistry = (
   const changed = () => {
     snapshot = undefined;
   };
-  const { entries, isCurrent, learn } = makeKnownTools({ logger, timeoutMs, changed });
-
-  const follower = followToolsDirectory(powers, {
-    openFollower,
-    retryMs,
-    syncTimeoutMs: timeoutMs,
-    onSubscribed: dir => {
-      directory = dir;
-    },
-    onChange: (change, announce) => {
-      if ('add' in change) learn(directory, change.add, change.id, announce);
-      else learn(directory, change.remove, undefined, announce);
-    },
-    onCaughtUp: (names, restored) => {
-      // Names that went while nobody was following are gone now.
-      for (const petName of [...entries.keys()]) {
-        if (!names.has(petName)) learn(directory, petName, undefined, restored);
-      }
-      following = true;
-      listingReason = undefined;
-      changed();
-      logger.event(restored ? 'tools-follow-restored' : 'tools-following', { tools: entries.size });
-    },
-    onLost: (error, retryInMs) => {
-      following = false;
-      listingReason = 'the tools/ subscription was lost';
-      listingLogged = false;
-      changed();
-      logger.warn('tools-follow-lost', { error, retryInMs, fallback: 'listing tools/ each turn' });
-    },
-    isStopped: () => stopped,
-  });
+  const known = makeKnownTools({ logger, timeoutMs, changed });
+  const { entries, isCurrent, learn } = known;
+  const reading: Reading = { directory: undefined, following: false, listingReason: 'not following tools/ yet', listingLogged: false };
+  const follower = followInto(powers, reading, known, { openFollower, retryMs, timeoutMs, logger, changed, isStopped: () => stopped });
 
   const names = ownNames ?? watchOwnNames(powers, { logger, openFollower, retryMs });
   const binding = watchToolsBinding(names, () => follower.resubscribe());
@@ -191,10 +211,10 @@ export const makeToolRegistry = (
   // Not async: the snapshot, a promise already, goes as it is (an async
   // function would wrap it in one more, a few ticks at every model call).
   const current = (): Promise<DiscoveredTools> => {
-    if (!following) {
-      if (!listingLogged && discovery === 'follow' && listingReason !== undefined) {
-        listingLogged = true;
-        logger.event('tools-listed', { reason: listingReason });
+    if (!reading.following) {
+      if (!reading.listingLogged && discovery === 'follow' && reading.listingReason !== undefined) {
+        reading.listingLogged = true;
+        logger.event('tools-listed', { reason: reading.listingReason });
       }
       return list();
     }
@@ -212,18 +232,18 @@ export const makeToolRegistry = (
   };
 
   const noteChanged = async (path: readonly string[]) => {
-    if (!following || path[0] !== TOOLS_DIRECTORY) return;
+    if (!reading.following || path[0] !== TOOLS_DIRECTORY) return;
     if (path.length === 1) {
       // tools/ itself was replaced or removed: follow what is there now.
       follower.resubscribe();
       return;
     }
     if (path.length !== 2) return;
-    const dir = directory;
+    const dir = reading.directory;
     // `any`: the directory is a remote reference.
     // eslint-disable-next-line @typescript-eslint/no-explicit-any
     const id = (await E(dir as any).identify(path[1]).catch(() => undefined)) as string | undefined;
-    if (dir === directory) learn(dir, path[1], id, true);
+    if (dir === reading.directory) learn(dir, path[1], id, true);
   };
 
   return harden({
@@ -237,11 +257,11 @@ export const makeToolRegistry = (
     },
     noteChanged,
     installed: () =>
-      following ? new Map([...entries.values()].map(entry => [entry.petName, entry.id] as const)) : undefined,
+      reading.following ? new Map([...entries.values()].map(entry => [entry.petName, entry.id] as const)) : undefined,
     stop: () => {
       stopped = true;
-      following = false;
-      listingReason = undefined;
+      reading.following = false;
+      reading.listingReason = undefined;
       follower.stop();
       binding.stop();
       if (ownNames === undefined) names.stop();
