@@ -55,17 +55,16 @@ export interface TurnOpeningOptions {
 const idOf = (message: MessageRecord) =>
   typeof message.messageId === 'string' ? message.messageId : `#${message.number}`;
 
-export const makeTurnOpening = ({ memory, lines, threads, links, requests, redact }: TurnOpeningOptions) => {
-  const { held, sync } = memory;
-  /**
-   * Each message of a turn as it will be stored (redacted), made once. The
-   * turn's requests send these very copies, so the next turn's requests,
-   * which send the stored turn, repeat them byte for byte (a provider's
-   * prompt cache needs that), and no secret a tool returned goes back to
-   * the model.
-   */
+/**
+ * Each message of a turn as it will be stored (redacted), made once. The
+ * turn's requests send these very copies, so the next turn's requests,
+ * which send the stored turn, repeat them byte for byte (a provider's
+ * prompt cache needs that), and no secret a tool returned goes back to
+ * the model.
+ */
+const makeStoredCopies = (redact: Redact) => {
   const storedCopies = new WeakMap<ChatMessage, ChatMessage>();
-  const asStored = (message: ChatMessage) => {
+  return (message: ChatMessage) => {
     let copy = storedCopies.get(message);
     if (copy === undefined) {
       copy = redactMessage(message, redact);
@@ -73,31 +72,40 @@ export const makeTurnOpening = ({ memory, lines, threads, links, requests, redac
     }
     return copy;
   };
+};
 
-  /**
-   * Records a finished turn in `conversation` at once, and stores it (with
-   * the links of its own copies), or keeps it in memory until the store
-   * takes it.
-   */
-  const record = async (
-    conversation: Conversation,
-    messageId: string,
-    messages: readonly ChatMessage[],
-    note: string | undefined,
-  ) => {
+/**
+ * Records a finished turn in `conversation` at once, and stores it (with
+ * the links of its own copies), or keeps it in memory until the store
+ * takes it.
+ */
+const recordTurn = async (
+  { memory: { held, sync }, links, requests }: Pick<TurnOpeningOptions, 'memory' | 'links' | 'requests'>,
+  kept: readonly ChatMessage[],
+  conversation: Conversation,
+  messageId: string,
+) => {
+  const seq = conversation.nextSeq;
+  conversation.nextSeq += 1;
+  const copies = links.of(conversation.key);
+  // A copy read again (after a restart) whose link a turn holds already is let go, not linked twice.
+  const sent = harden(copies.filter(copy => !holdsMessage(conversation, copy.messageId)).map(copy => copy.messageId));
+  conversation.turns.push({ seq, messageId, messages: kept, sent });
+  for (const id of sent) held.noteId(id, conversation.key);
+  conversation.unstored += 1;
+  requests.extend(conversation, kept);
+  await sync.catchUp(conversation);
+  if (!behindInTurns(conversation)) await links.release(copies);
+};
+
+export const makeTurnOpening = (options: TurnOpeningOptions) => {
+  const { memory, lines, threads, links, requests, redact } = options;
+  const { held } = memory;
+  const asStored = makeStoredCopies(redact);
+  /** Records a finished turn, its messages (and `note`) as stored. */
+  const record = (conversation: Conversation, messageId: string, messages: readonly ChatMessage[], note: string | undefined) => {
     const all = note === undefined ? messages : [...messages, { role: 'assistant' as const, content: note }];
-    const kept = harden(all.map(asStored));
-    const seq = conversation.nextSeq;
-    conversation.nextSeq += 1;
-    const copies = links.of(conversation.key);
-    // A copy read again (after a restart) whose link a turn holds already is let go, not linked twice.
-    const sent = harden(copies.filter(copy => !holdsMessage(conversation, copy.messageId)).map(copy => copy.messageId));
-    conversation.turns.push({ seq, messageId, messages: kept, sent });
-    for (const id of sent) held.noteId(id, conversation.key);
-    conversation.unstored += 1;
-    requests.extend(conversation, kept);
-    await sync.catchUp(conversation);
-    if (!behindInTurns(conversation)) await links.release(copies);
+    return recordTurn(options, harden(all.map(asStored)), conversation, messageId);
   };
 
   /**
