@@ -144,6 +144,46 @@ const keptIds = (earlier: readonly string[], folded: readonly Turn[]) => {
   return { kept, letGo: all.slice(0, all.length - kept.length).filter(id => !still.has(id)) };
 };
 
+/** What one summary may take, of `budget`. */
+const summaryTokensOf = (budget: number) => Math.max(64, Math.floor(budget / 8));
+
+/**
+ * How many of the oldest turns to fold so that the request takes half
+ * the budget (so compaction is rare); past `maxTranscript` messages, down
+ * to half of it as well.
+ */
+const foldCount = (
+  { systemMessage, maxTranscript }: { systemMessage: ChatMessage; maxTranscript: number },
+  conversation: Conversation,
+  current: readonly ChatMessage[],
+  schemas: readonly ToolSchema[],
+  budget: number,
+) => {
+  const { turns } = conversation;
+  const fixed = estimateMessages([systemMessage, ...current]) + estimateSchemas(schemas) + summaryTokensOf(budget);
+  let count = turnsToFold(turns.map(t => t.messages), fixed, Math.floor(budget / 2));
+  const total = messageCount(turns) + current.length;
+  if (total > maxTranscript) {
+    let dropped = messageCount(turns.slice(0, count));
+    while (count < turns.length && total - dropped > Math.floor(maxTranscript / 2)) {
+      dropped += turns[count].messages.length;
+      count += 1;
+    }
+  }
+  return count;
+};
+
+/** How many of the oldest `count` turns one summary takes: those whose text, with the summary so far, fits. */
+const batchSize = (turns: readonly Turn[], count: number, budget: number) => {
+  let batch = 0;
+  let size = 400 + summaryTokensOf(budget);
+  while (batch < count && (batch === 0 || size + estimateMessages(turns[batch].messages) <= budget)) {
+    size += estimateMessages(turns[batch].messages);
+    batch += 1;
+  }
+  return batch;
+};
+
 export const makeCompaction = (options: CompactionOptions) => {
   const { provider, limits, systemMessage, redact, logger, onUsage, amend, onLetGo = () => {}, scale = (estimate: number) => estimate } = options;
   /**
@@ -152,41 +192,8 @@ export const makeCompaction = (options: CompactionOptions) => {
    * by a refusal, replaces the configured one (context-window.ts).
    */
   const budgetNow = () => Math.floor((limits.contextTokens * 1000) / Math.max(1000, scale(1000)));
-  /** What one summary may take, of `budget`. */
-  const summaryTokensOf = (budget: number) => Math.max(64, Math.floor(budget / 8));
   /** Conversations whose last summary failed: how often in a row, and the turn (its sequence number) from which to try again. */
   const deferred = new WeakMap<Conversation, { readonly failures: number; readonly fromSeq: number }>();
-
-  /**
-   * How many of the oldest turns to fold so that the request takes half
-   * the budget (so compaction is rare); past FAE_MAX_TRANSCRIPT, down to
-   * half of it as well.
-   */
-  const foldCount = (conversation: Conversation, current: readonly ChatMessage[], schemas: readonly ToolSchema[], budget: number) => {
-    const { turns } = conversation;
-    const fixed = estimateMessages([systemMessage, ...current]) + estimateSchemas(schemas) + summaryTokensOf(budget);
-    let count = turnsToFold(turns.map(t => t.messages), fixed, Math.floor(budget / 2));
-    const total = messageCount(turns) + current.length;
-    if (total > limits.maxTranscript) {
-      let dropped = messageCount(turns.slice(0, count));
-      while (count < turns.length && total - dropped > Math.floor(limits.maxTranscript / 2)) {
-        dropped += turns[count].messages.length;
-        count += 1;
-      }
-    }
-    return count;
-  };
-
-  /** How many of the oldest `count` turns one summary takes: those whose text, with the summary so far, fits. */
-  const batchSize = (turns: readonly Turn[], count: number, budget: number) => {
-    let batch = 0;
-    let size = 400 + summaryTokensOf(budget);
-    while (batch < count && (batch === 0 || size + estimateMessages(turns[batch].messages) <= budget)) {
-      size += estimateMessages(turns[batch].messages);
-      batch += 1;
-    }
-    return batch;
-  };
 
   /** Folds the oldest `batch` turns into the summary; false when the model could not summarize them. */
   const foldBatch = async (conversation: Conversation, batch: number, budget: number, options: ChatOptions) => {
@@ -237,7 +244,7 @@ export const makeCompaction = (options: CompactionOptions) => {
     options: ChatOptions,
   ) => {
     const budget = budgetNow();
-    for (let count = foldCount(conversation, current, schemas, budget); count > 0; ) {
+    for (let count = foldCount({ systemMessage, maxTranscript: limits.maxTranscript }, conversation, current, schemas, budget); count > 0; ) {
       const batch = batchSize(conversation.turns, count, budget);
       // Sequential on purpose: each batch builds on the previous summary.
       // eslint-disable-next-line no-await-in-loop
