@@ -173,39 +173,47 @@ const relinkLatest = async (store: ConversationStore, conversation: SyncedConver
   return true;
 };
 
+/** The store's listing, made once it succeeds; one at a time, a refusal told to `refused`. */
+const makeListing = (store: ConversationStore, refused: (error: unknown) => void) => {
+  let listed = false;
+  let listing: Promise<boolean> | undefined;
+  return {
+    listed: () => listed,
+    /** Lists the store if it was not yet; false while the daemon refuses. */
+    ensureListed: () => {
+      if (listed) return Promise.resolve(true);
+      listing ??= store
+        .open()
+        .then(
+          () => {
+            listed = true;
+            return true;
+          },
+          error => {
+            refused(error);
+            return false;
+          },
+        )
+        .finally(() => {
+          listing = undefined;
+        });
+      return listing;
+    },
+  };
+};
+
 export const makeStoreSync = <C extends SyncedConversation>(
   store: ConversationStore,
   { logger, redact, held, readBack, onChanged, onSettled = () => {} }: StoreSyncOptions<C>,
 ) => {
-  let listed = false;
-  let listing: Promise<boolean> | undefined;
+  const listing = makeListing(store, error => health.refused(error));
+  const { ensureListed } = listing;
 
   /** Whether the store lacks something of `conversation`, or holds generations it replaced. */
   const behind = (conversation: C) => behindInTurns(conversation) || store.untidy(conversation.key);
 
   const checkRecovered = () => {
-    if (listed && ![...held()].some(behind)) health.recovered();
-  };
-
-  /** Lists the store if it was not yet; false while the daemon refuses. */
-  const ensureListed = () => {
-    if (listed) return Promise.resolve(true);
-    listing ??= store
-      .open()
-      .then(
-        () => {
-          listed = true;
-          return true;
-        },
-        error => {
-          health.refused(error);
-          return false;
-        },
-      )
-      .finally(() => {
-        listing = undefined;
-      });
-    return listing;
+    if (listing.listed() && ![...held()].some(behind)) health.recovered();
   };
 
   /** One store operation at a time per conversation: writes never interleave. */
@@ -250,7 +258,7 @@ export const makeStoreSync = <C extends SyncedConversation>(
 
   return harden({
     /** Whether the store has been listed (nothing is written before). */
-    listed: () => listed,
+    listed: listing.listed,
     behind,
     ensureListed,
     catchUp,
@@ -274,7 +282,7 @@ export const makeStoreSync = <C extends SyncedConversation>(
      */
     addSent: (conversation: C, ids: () => readonly string[]) =>
       exclusive(conversation.key, async () => {
-        if (!listed || conversation.forgotten || behind(conversation)) return false;
+        if (!listing.listed() || conversation.forgotten || behind(conversation)) return false;
         try {
           return await relinkLatest(store, conversation, ids);
         } catch (error) {
