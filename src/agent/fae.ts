@@ -557,6 +557,40 @@ const runFae = async (
   await followMail(parts, daemon, { forms, ...asking });
 };
 
+/**
+ * What everything else in fae stands on: its settings, its redactor (which
+ * learns the secrets of settings the host gives later: llm-settings.ts),
+ * its log, its view of its powers (every text it mails, whoever sends it,
+ * passes the redactor on the way out), and the daemon adapter, through
+ * which everything that differs between daemon generations goes.
+ */
+const foundationsOf = (guestPowers: Ref<GuestPowers>, env: Env, write: StartFaeOptions['write']) => {
+  const config = readFaeConfig(env);
+  const redactor = makeLearningRedactor(env);
+  const { redact } = redactor;
+  const logger = makeLogger({ redact, debug: config.debug, write, prefix: logPrefixFor(config.name) });
+  const powers = redactOutgoingMail(guestPowers, redact);
+  powers.catch(() => {}); // reported by run(), through the daemon adapter
+  const daemonAdapter = makeDaemonAdapter(powers);
+  daemonAdapter.catch(() => {}); // reported by run()
+  const tellHost = async (text: string) => {
+    const daemon = await daemonAdapter;
+    await daemon.send(daemon.names.host, asStrings(redact(text)));
+  };
+  return { config, redactor, redact, logger, tellHost, powers, daemonAdapter };
+};
+
+/** The daily token budget (its value read again whenever the host changes it: no call per turn) and the pace of turns. */
+const limitsOf = (
+  config: FaeConfig,
+  { powers, logger, tellHost, ownNames }: { powers: Ref<GuestPowers>; logger: Logger; tellHost: (text: string) => Promise<void>; ownNames: ReturnType<typeof watchOwnNames> },
+) => {
+  const budget = makeBudget({ settings: { tokens: config.budgetTokens, host: config.budgetHost }, logger, tellHost });
+  const pace = makePace({ settings: { perMinute: config.turnsPerMinute, pauseMs: config.pauseMs }, logger, tellHost });
+  followBudgetValue(powers, budget, ownNames);
+  return { budget, pace };
+};
+
 export const startFae = (
   guestPowers: Ref<GuestPowers>,
   context: Ref<CapletContext>,
@@ -564,23 +598,8 @@ export const startFae = (
   // syntax, with or without hints, so one sender is one correspondent.
   { env, provider: initialProvider, makeProvider, write, correspondentOf = message => formulaIdOf(message.from) ?? message.from }: StartFaeOptions,
 ) => {
-  const config = readFaeConfig(env);
-  // Learns the secrets of settings the host gives later (llm-settings.ts).
-  const redactor = makeLearningRedactor(env);
-  const { redact } = redactor;
-  const logger = makeLogger({ redact, debug: config.debug, write, prefix: logPrefixFor(config.name) });
-  const tellHost = async (text: string) => {
-    const daemon = await daemonAdapter;
-    await daemon.send(daemon.names.host, asStrings(redact(text)));
-  };
-  // fae holds only this view of its powers: every text it mails, whoever
-  // sends it, passes the redactor on the way out.
-  const powers = redactOutgoingMail(guestPowers, redact);
-  powers.catch(() => {}); // reported by run(), through the daemon adapter
+  const { config, redactor, redact, logger, tellHost, powers, daemonAdapter } = foundationsOf(guestPowers, env, write);
   const cancelled = whenCancelled(context);
-  // Everything that differs between daemon generations goes through it.
-  const daemonAdapter = makeDaemonAdapter(powers);
-  daemonAdapter.catch(() => {}); // reported by run()
 
   let state: State = 'starting';
   // Settles once startup has succeeded or failed.
@@ -612,10 +631,7 @@ export const startFae = (
         (await daemonAdapter).isOwnMessage({ from }) ? 'you' : parts.describeSender(from, formulaIdOf(from) ?? from),
     },
   );
-  const budget = makeBudget({ settings: { tokens: config.budgetTokens, host: config.budgetHost }, logger, tellHost });
-  const pace = makePace({ settings: { perMinute: config.turnsPerMinute, pauseMs: config.pauseMs }, logger, tellHost });
-  // Read again whenever the host changes it: no call per turn.
-  followBudgetValue(powers, budget, ownNames);
+  const { budget, pace } = limitsOf(config, { powers, logger, tellHost, ownNames });
   // What needs the host's approval, its standing grants, and the gate (fae-approvals.ts).
   const approvals = makeFaeApprovals({
     ...{ config, powers, logger, redact, ownNames, tellHost },
