@@ -72,24 +72,19 @@ const NO_EOL = '\\ No newline at end of file';
 const render = (marker: string, line: string) =>
   line.endsWith('\n') ? [`${marker}${line.slice(0, -1)}`] : [`${marker}${line}`, NO_EOL];
 
-/**
- * The unified diff between `before` and `after`, where `after` is `before`
- * with each of `changes` (sorted, not overlapping) applied. Empty when
- * nothing changed.
- */
-export const unifiedDiff = (
-  before: string,
-  after: string,
-  changes: readonly TextChange[],
-  { path, context = 3 }: DiffOptions,
-): string => {
-  const oldStarts = lineStarts(before);
-  const newStarts = lineStarts(after);
-  const oldLines = splitLines(before);
-  // Where old line `line` starts; one past the last line, the end of the text.
-  const startOf = (line: number) => oldStarts[line] ?? before.length;
+/** The two texts, split, as the steps below read them. */
+interface Texts {
+  readonly before: string;
+  readonly after: string;
+  readonly oldStarts: readonly number[];
+  readonly newStarts: readonly number[];
+  readonly oldLines: readonly string[];
+  /** Where old line `line` starts; one past the last line, the end of the text. */
+  readonly startOf: (line: number) => number;
+}
 
-  // 1. Each change as whole old lines; changes sharing a line share a window.
+/** 1. Each change as whole old lines; changes sharing a line share a window. */
+const windowsOf = ({ before, oldStarts, oldLines }: Texts, changes: readonly TextChange[]) => {
   const windows: Window[] = [];
   for (const change of changes) {
     const from = lineAt(before, oldStarts, change.oldStart);
@@ -104,9 +99,14 @@ export const unifiedDiff = (
       windows.push({ from, to, shiftBefore: change.newStart - change.oldStart, shiftAfter: shift });
     }
   }
+  return windows;
+};
 
-  // 2. A window whose new text does not end a line (a line break was
-  // replaced) runs on into the next old line, and perhaps the next window.
+/**
+ * 2. A window whose new text does not end a line (a line break was
+ * replaced) runs on into the next old line, and perhaps the next window.
+ */
+const joinBrokenLines = ({ after, oldLines, startOf }: Texts, windows: Window[]) => {
   for (let i = 0; i < windows.length; i += 1) {
     const window = windows[i];
     for (;;) {
@@ -123,9 +123,13 @@ export const unifiedDiff = (
       }
     }
   }
+};
 
-  // 3. Old and new lines of each window, without the lines they share at
-  // either end (an edit often repeats the lines around what it changes).
+/**
+ * 3. Old and new lines of each window, without the lines they share at
+ * either end (an edit often repeats the lines around what it changes).
+ */
+const blocksOf = ({ after, newStarts, oldLines, startOf }: Texts, windows: readonly Window[]) => {
   const blocks: Block[] = [];
   for (const window of windows) {
     const oldFrom = startOf(window.from);
@@ -151,9 +155,11 @@ export const unifiedDiff = (
       added: added.slice(head, added.length - tail),
     });
   }
-  if (blocks.length === 0) return '';
+  return blocks;
+};
 
-  // 4. Blocks close enough to share their context make one hunk.
+/** 4. Blocks close enough to share their context make one hunk. */
+const hunksOf = (blocks: readonly Block[], context: number) => {
   const hunks: Block[][] = [];
   for (const block of blocks) {
     const hunk = hunks.at(-1);
@@ -164,35 +170,63 @@ export const unifiedDiff = (
       hunks.push([block]);
     }
   }
+  return hunks;
+};
 
-  const out = [`--- a/${path}`, `+++ b/${path}`];
-  for (const hunk of hunks) {
-    const first = hunk[0];
-    const last = hunk[hunk.length - 1];
-    const start = Math.max(0, first.oldLine - context);
-    const end = Math.min(oldLines.length, last.oldLine + last.removed.length + context);
-    const body: string[] = [];
-    let oldCount = 0;
-    let newCount = 0;
-    let at = start;
-    for (const block of hunk) {
-      for (; at < block.oldLine; at += 1) body.push(...render(' ', oldLines[at]));
-      for (const line of block.removed) body.push(...render('-', line));
-      for (const line of block.added) body.push(...render('+', line));
-      oldCount += block.removed.length;
-      newCount += block.added.length;
-      at = block.oldLine + block.removed.length;
-    }
-    for (; at < end; at += 1) body.push(...render(' ', oldLines[at]));
-    const unchanged = end - start - oldCount;
-    oldCount += unchanged;
-    newCount += unchanged;
-    const newStart = first.newLine - (first.oldLine - start);
-    // An empty side names the line before it (0 for the start of the file).
-    const oldHead = oldCount === 0 ? start : start + 1;
-    const newHead = newCount === 0 ? newStart : newStart + 1;
-    out.push(`@@ -${oldHead},${oldCount} +${newHead},${newCount} @@`, ...body);
+/** 5. One hunk, its header and its lines, with `context` lines around. */
+const renderHunk = (oldLines: readonly string[], hunk: readonly Block[], context: number) => {
+  const first = hunk[0];
+  const last = hunk[hunk.length - 1];
+  const start = Math.max(0, first.oldLine - context);
+  const end = Math.min(oldLines.length, last.oldLine + last.removed.length + context);
+  const body: string[] = [];
+  let oldCount = 0;
+  let newCount = 0;
+  let at = start;
+  for (const block of hunk) {
+    for (; at < block.oldLine; at += 1) body.push(...render(' ', oldLines[at]));
+    for (const line of block.removed) body.push(...render('-', line));
+    for (const line of block.added) body.push(...render('+', line));
+    oldCount += block.removed.length;
+    newCount += block.added.length;
+    at = block.oldLine + block.removed.length;
   }
-  return `${out.join('\n')}\n`;
+  for (; at < end; at += 1) body.push(...render(' ', oldLines[at]));
+  const unchanged = end - start - oldCount;
+  oldCount += unchanged;
+  newCount += unchanged;
+  const newStart = first.newLine - (first.oldLine - start);
+  // An empty side names the line before it (0 for the start of the file).
+  const oldHead = oldCount === 0 ? start : start + 1;
+  const newHead = newCount === 0 ? newStart : newStart + 1;
+  return [`@@ -${oldHead},${oldCount} +${newHead},${newCount} @@`, ...body];
+};
+
+/**
+ * The unified diff between `before` and `after`, where `after` is `before`
+ * with each of `changes` (sorted, not overlapping) applied. Empty when
+ * nothing changed.
+ */
+export const unifiedDiff = (
+  before: string,
+  after: string,
+  changes: readonly TextChange[],
+  { path, context = 3 }: DiffOptions,
+): string => {
+  const oldStarts = lineStarts(before);
+  const texts: Texts = {
+    before,
+    after,
+    oldStarts,
+    newStarts: lineStarts(after),
+    oldLines: splitLines(before),
+    startOf: line => oldStarts[line] ?? before.length,
+  };
+  const windows = windowsOf(texts, changes);
+  joinBrokenLines(texts, windows);
+  const blocks = blocksOf(texts, windows);
+  if (blocks.length === 0) return '';
+  const hunks = hunksOf(blocks, context).map(hunk => renderHunk(texts.oldLines, hunk, context));
+  return `${[`--- a/${path}`, `+++ b/${path}`, ...hunks.flat()].join('\n')}\n`;
 };
 harden(unifiedDiff);
