@@ -93,6 +93,8 @@ test('/status gives the host a short summary without secrets; anyone else is tol
   // What the model calls cost, answered by fae itself: no model call.
   const usage = await ask('/usage');
   t.regex(usage, /^What fae's model calls have cost since .*:\n {2}in all: 1 request, 12 tokens in \(0 cached\), 3 out/);
+  // The host's own line reads "you", not fae's special name for it.
+  t.regex(usage, /\n {2}you: 1 request, 12 tokens in \(0 cached\), 3 out/);
   t.false(status.includes(token));
   const alice = await makeCorrespondent(host);
   await alice.say('/status');

@@ -255,12 +255,12 @@ test('/usage shows what fae reports of its model calls: in all, per model, per c
       models: [{ model: 'm', ...shown(3, 0.012) }],
       correspondents: [{ name: 'HOST', ...shown(2) }, { name: 'unnamed-1a2b3c4d', ...shown(1) }],
       others: { correspondents: 0, ...shown(0) },
-    }),
+    }, 'HOST'),
     [
       "What fae's model calls have cost since 2026-11-25 09:41 UTC:",
       '  in all: 3 requests, 3,000 tokens in (1,800 cached), 150 out, about $0.0120',
       '  model m: 3 requests, 3,000 tokens in (1,800 cached), 150 out, about $0.0120',
-      '  HOST: 2 requests, 2,000 tokens in (1,200 cached), 100 out',
+      '  you: 2 requests, 2,000 tokens in (1,200 cached), 100 out',
       '  unnamed-1a2b3c4d: 1 request, 1,000 tokens in (600 cached), 50 out',
     ].join('\n'),
   );

@@ -195,7 +195,7 @@ export const runLine = async (line: string, { session, screen, quit }: CommandCo
       }
       case 'usage': {
         const status = (await session.faeStatus()) as { readonly usage?: UsageView } | undefined;
-        screen.note(describeUsage(status?.usage));
+        screen.note(describeUsage(status?.usage, session.hostName));
         return;
       }
       case 'reset':

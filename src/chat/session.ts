@@ -193,6 +193,9 @@ export const startChatSession = async ({
     /** fae's approval requests waiting for the user, and their answers (approvals.ts). */
     approvals,
 
+    /** fae's name for the user (the host's special name): the user's own line of /usage reads "you". */
+    hostName: names.host,
+
     /** Revokes fae's standing approval `number`; whether there was one. */
     revokeGrant: async (number: number) => {
       const current = fae.controller();

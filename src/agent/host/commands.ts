@@ -76,6 +76,8 @@ export interface StatusView {
 /** What answering a command works with. */
 export interface CommandContext {
   readonly fromHost: boolean;
+  /** fae's name for who asked: their own line of /usage reads "you". */
+  readonly sender?: string;
   /** The tools on offer in this turn. */
   readonly tools: DiscoveredTools;
   readonly status: () => StatusView;
@@ -217,7 +219,7 @@ export const answerCommand = async (command: Command, context: CommandContext): 
     case 'status':
       return context.fromHost ? statusText(context.status()) : '/status is for my host. /help lists what I answer myself.';
     case 'usage':
-      return context.fromHost ? describeUsage(context.status().usage) : '/usage is for my host. /help lists what I answer myself.';
+      return context.fromHost ? describeUsage(context.status().usage, context.sender) : '/usage is for my host. /help lists what I answer myself.';
     case 'approvals':
       return context.fromHost ? approvalsText(context.approvals()) : '/approvals is for my host. /help lists what I answer myself.';
     case 'revoke':

@@ -154,6 +154,7 @@ const commandClosing = async (
   options.tally.handledMessages += 1;
   const answer = await answerCommand(command, {
     fromHost: subject.fromHost,
+    sender: subject.sender,
     tools,
     status: options.status,
     forget: forgetting(options, state),
