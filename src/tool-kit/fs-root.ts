@@ -90,6 +90,31 @@ const describe = (root: string, origin: RootOrigin) => {
   }
 };
 
+/**
+ * The nearest entry at or above `target` that exists, and the names below
+ * it still missing. lstat, not stat: a dangling symlink exists, and writing
+ * through it would create its target, wherever that is.
+ */
+const nearestExisting = async (target: string, userPath: string) => {
+  const missing: string[] = [];
+  let existing = target;
+  for (;;) {
+    try {
+      // Walking up one parent at a time: each step depends on the last.
+      // eslint-disable-next-line no-await-in-loop
+      await fs.promises.lstat(existing);
+      return { existing, missing };
+    } catch (error) {
+      // ENOTDIR: a file stands where a directory should be; walking up
+      // finds it, and the caller's check says so plainly.
+      const code = errorCode(error);
+      if (code !== 'ENOENT' && code !== 'ENOTDIR') throw explainFsError(error, userPath);
+      missing.unshift(path.basename(existing));
+      existing = path.dirname(existing);
+    }
+  }
+};
+
 export const makeFsRoot = (rootDir: string, origin: RootOrigin = 'given'): FsRoot => {
   let root: string;
   try {
@@ -143,26 +168,7 @@ export const makeFsRoot = (rootDir: string, origin: RootOrigin = 'given'): FsRoo
     if (target === root) {
       throw Error(`${q(userPath)} is the root directory, not a file`);
     }
-    // Walk up to the nearest entry that exists. lstat, not stat: a dangling
-    // symlink exists, and writing through it would create its target,
-    // wherever that is.
-    const missing: string[] = [];
-    let existing = target;
-    for (;;) {
-      try {
-        // Walking up one parent at a time: each step depends on the last.
-        // eslint-disable-next-line no-await-in-loop
-        await fs.promises.lstat(existing);
-        break;
-      } catch (error) {
-        // ENOTDIR: a file stands where a directory should be; walking up
-        // finds it, and the check below says so plainly.
-        const code = errorCode(error);
-        if (code !== 'ENOENT' && code !== 'ENOTDIR') throw explainFsError(error, userPath);
-        missing.unshift(path.basename(existing));
-        existing = path.dirname(existing);
-      }
-    }
+    const { existing, missing } = await nearestExisting(target, userPath);
     let real: string;
     try {
       real = await fs.promises.realpath(existing);
