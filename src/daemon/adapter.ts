@@ -121,6 +121,61 @@ const normalize = (record: MessageRecord, senderId: string): InboxMessage =>
  * fae's own id and its host's, then returns the adapter. Two round trips,
  * once per start.
  */
+/** A name or path with its first segment spelled as this daemon spells its special names. */
+const pathTranslator = (names: SpecialNames) => {
+  const translated = new Map<string, string>();
+  for (const [role, old, current] of SPELLINGS) {
+    translated.set(old, names[role]);
+    translated.set(current, names[role]);
+  }
+  return (nameOrPath: NameOrPath): string[] => {
+    const segments = typeof nameOrPath === 'string' ? [nameOrPath] : [...nameOrPath];
+    if (segments.length > 0) segments[0] = translated.get(segments[0]) ?? segments[0];
+    return segments;
+  };
+};
+
+/** fae's mail as it comes, each message normalized (its sender's id read whatever the daemon's syntax). */
+const followNormalized = (powers: Ref<GuestPowers>, senderIdOf: (message: Pick<MessageRecord, 'from'>) => string) => {
+  const inner = makeFollowReader<MessageRecord>(E(powers).followMessages());
+  const iterator: AsyncIterableIterator<InboxMessage> = harden({
+    next: async (): Promise<IteratorResult<InboxMessage>> => {
+      const result = await inner.next();
+      return result.done ? result : harden({ done: false, value: normalize(result.value, senderIdOf(result.value)) });
+    },
+    // makeFollowReader always has both.
+    return: (value?: unknown) => inner.return!(value) as Promise<IteratorResult<InboxMessage>>,
+    throw: (error?: unknown) => inner.throw!(error) as Promise<IteratorResult<InboxMessage>>,
+    [Symbol.asyncIterator]: () => iterator,
+  });
+  return iterator;
+};
+
+/** Evaluation as this daemon takes it (next spec §6): at once on May and August, as a request the host reviews on February. */
+const evaluateOn = async (
+  powers: Ref<GuestPowers>,
+  febDialect: boolean,
+  source: string,
+  codeNames: readonly string[],
+  petNames: readonly NameOrPath[],
+) => {
+  const endowed = harden(petNames.map(name => (typeof name === 'string' ? name : harden([...name]))));
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- evaluation differs by generation
+  const agent = E(powers as any);
+  if (!febDialect) return agent.evaluate(undefined, source, harden([...codeNames]), endowed);
+  // February's daemon takes a path here and then breaks: it restarts the worker, and every later reply fails.
+  const path = endowed.find(name => typeof name !== 'string');
+  if (path !== undefined) {
+    const shown = (path as readonly string[]).join('/');
+    const top = (path as readonly string[]).at(-1) ?? shown;
+    throw Error(
+      `on this daemon evaluate takes names at the top of your directory only, not a path such as ${JSON.stringify(shown)}: ` +
+        `copy it to a name of its own first (copy from ${JSON.stringify(shown)} to ${JSON.stringify(top)}), then endow that name ({"${codeNames[endowed.indexOf(path)] ?? 'x'}": ${JSON.stringify(top)}})`,
+    );
+  }
+  return agent.requestEvaluation(source, harden([...codeNames]), endowed);
+};
+
 export const makeDaemonAdapter = async (powers: Ref<GuestPowers>): Promise<DaemonAdapter> => {
   const dialect = await detectDialect(powers);
   const names = specialNames(dialect);
@@ -134,16 +189,7 @@ export const makeDaemonAdapter = async (powers: Ref<GuestPowers>): Promise<Daemo
   const [selfId, hostId] = await Promise.all([idOf(names.self), idOf(names.host)]);
   const view = await powers;
 
-  const translated = new Map<string, string>();
-  for (const [role, old, current] of SPELLINGS) {
-    translated.set(old, names[role]);
-    translated.set(current, names[role]);
-  }
-  const path = (nameOrPath: NameOrPath): string[] => {
-    const segments = typeof nameOrPath === 'string' ? [nameOrPath] : [...nameOrPath];
-    if (segments.length > 0) segments[0] = translated.get(segments[0]) ?? segments[0];
-    return segments;
-  };
+  const path = pathTranslator(names);
 
   // Mail carries raw ids on February and locators (either syntax, maybe
   // hinted) later; formulaIdOf reads all three.
@@ -160,22 +206,7 @@ export const makeDaemonAdapter = async (powers: Ref<GuestPowers>): Promise<Daemo
     // A raw id is named by reverseIdentify in every generation; a locator by reverseLocate.
     senderNames: async (from: string) =>
       febDialect || isFormulaId(from) ? E(powers).reverseIdentify(from) : E(powers).reverseLocate(from),
-    followMessages: () => {
-      const inner = makeFollowReader<MessageRecord>(E(powers).followMessages());
-      const iterator: AsyncIterableIterator<InboxMessage> = harden({
-        next: async (): Promise<IteratorResult<InboxMessage>> => {
-          const result = await inner.next();
-          return result.done
-            ? result
-            : harden({ done: false, value: normalize(result.value, senderIdOf(result.value)) });
-        },
-        // makeFollowReader always has both.
-        return: (value?: unknown) => inner.return!(value) as Promise<IteratorResult<InboxMessage>>,
-        throw: (error?: unknown) => inner.throw!(error) as Promise<IteratorResult<InboxMessage>>,
-        [Symbol.asyncIterator]: () => iterator,
-      });
-      return iterator;
-    },
+    followMessages: () => followNormalized(powers, senderIdOf),
     listMessages: async () => {
       const records = await E(powers).listMessages();
       return harden(records.map(record => normalize(record, senderIdOf(record))));
@@ -205,23 +236,7 @@ export const makeDaemonAdapter = async (powers: Ref<GuestPowers>): Promise<Daemo
       await E(powers as any).editMessage(number, harden([...strings]), harden([]), harden([]), harden({ done }));
     },
     reviewsEvaluation: febDialect,
-    evaluate: async (source, codeNames, petNames) => {
-      const endowed = harden(petNames.map(name => (typeof name === 'string' ? name : harden([...name]))));
-      // eslint-disable-next-line @typescript-eslint/no-explicit-any -- evaluation differs by generation (next spec §6)
-      const agent = E(powers as any);
-      if (!febDialect) return agent.evaluate(undefined, source, harden([...codeNames]), endowed);
-      // February's daemon takes a path here and then breaks: it restarts the worker, and every later reply fails.
-      const path = endowed.find(name => typeof name !== 'string');
-      if (path !== undefined) {
-        const shown = (path as readonly string[]).join('/');
-        const top = (path as readonly string[]).at(-1) ?? shown;
-        throw Error(
-          `on this daemon evaluate takes names at the top of your directory only, not a path such as ${JSON.stringify(shown)}: ` +
-            `copy it to a name of its own first (copy from ${JSON.stringify(shown)} to ${JSON.stringify(top)}), then endow that name ({"${codeNames[endowed.indexOf(path)] ?? 'x'}": ${JSON.stringify(top)}})`,
-        );
-      }
-      return agent.requestEvaluation(source, harden([...codeNames]), endowed);
-    },
+    evaluate: (source, codeNames, petNames) => evaluateOn(powers, febDialect, source, codeNames, petNames),
     path,
     mailPath: (number: bigint, ...rest: string[]) => [names.mail, String(number), ...rest],
   });
