@@ -41,7 +41,7 @@ import { bestEffort } from './best-effort.js';
 import { asStrings, makeDeliver } from './turn/deliver.js';
 import { makeHostReports } from './host/host-reports.js';
 import type { ApprovalsView, StatusView } from './host/commands.js';
-import { watchOwnNames } from '../daemon/own-names.js';
+import { watchOwnNames, type OwnNamesWatch } from '../daemon/own-names.js';
 import { describeWithHostNames, makeSenderNames, trustedSenderNames, type SenderNames } from './authority/sender-names.js';
 import { makeHostNames, type HostNames } from './authority/host-names.js';
 import { makeModelNames, type ModelNames } from './authority/model-names.js';
@@ -378,7 +378,7 @@ const toolsOf = (
     formAnswers,
     nameSender,
   }: {
-    readonly ownNames: ReturnType<typeof watchOwnNames>;
+    readonly ownNames: OwnNamesWatch;
     readonly modelNames: ModelNames;
     readonly adoptedFrom: AdoptedFrom;
     readonly formAnswers: Pick<HostForms, 'hidesMessage' | 'hidesId'>;
@@ -583,7 +583,7 @@ const foundationsOf = (guestPowers: Ref<GuestPowers>, env: Env, write: StartFaeO
 /** The daily token budget (its value read again whenever the host changes it: no call per turn) and the pace of turns. */
 const limitsOf = (
   config: FaeConfig,
-  { powers, logger, tellHost, ownNames }: { powers: Ref<GuestPowers>; logger: Logger; tellHost: (text: string) => Promise<void>; ownNames: ReturnType<typeof watchOwnNames> },
+  { powers, logger, tellHost, ownNames }: { powers: Ref<GuestPowers>; logger: Logger; tellHost: (text: string) => Promise<void>; ownNames: OwnNamesWatch },
 ) => {
   const budget = makeBudget({ settings: { tokens: config.budgetTokens, host: config.budgetHost }, logger, tellHost });
   const pace = makePace({ settings: { perMinute: config.turnsPerMinute, pauseMs: config.pauseMs }, logger, tellHost });

@@ -118,11 +118,20 @@ export const makeMethodTool = ({ capability, petName, probed, plan, directoryIn,
   // turn and call: the call runs with exactly what was shown and judged
   // (a name rebound meanwhile changes nothing), and looks nothing up twice.
   const checked = new WeakMap<TurnScope, Map<string, Promise<unknown[]>>>();
+  const callsIn = (scope: TurnScope) => {
+    let calls = checked.get(scope);
+    if (calls === undefined) {
+      calls = new Map();
+      checked.set(scope, calls);
+    }
+    return calls;
+  };
+  /** The arguments of a call decoded at its check (taken, once), else decoded now. */
   const decoded = (args: Readonly<Record<string, unknown>>, scope: TurnScope) => {
     const key = JSON.stringify(args);
-    const calls = checked.get(scope);
-    const found = calls?.get(key);
-    calls?.delete(key);
+    const calls = callsIn(scope);
+    const found = calls.get(key);
+    calls.delete(key);
     return found ?? positionalArguments(plan, args, directoryIn(scope).lookUp);
   };
   const [, tool] = defineBuiltIn({
@@ -134,8 +143,7 @@ export const makeMethodTool = ({ capability, petName, probed, plan, directoryIn,
     check: async (args, scope) => {
       const positional = positionalArguments(plan, args, directoryIn(scope).lookUp);
       const key = JSON.stringify(args);
-      const calls = checked.get(scope) ?? new Map<string, Promise<unknown[]>>();
-      checked.set(scope, calls);
+      const calls = callsIn(scope);
       calls.set(key, positional);
       await positional.catch(error => {
         if (calls.get(key) === positional) calls.delete(key);
